@@ -1,0 +1,197 @@
+// pilfer/sync.hpp — the synchronisation-policy seam.
+//
+// Every concurrent component of pilfer is a template over a policy `Sync`:
+//
+//   template <class T, class Sync = std_sync> class basic_deque;
+//
+// The policy supplies atomics, fences, plain shared cells, threads, a mutex,
+// parking (C++20 wait/notify on an atomic), a spin hint, randomness and
+// tracked allocation. `std_sync` (this header) maps them to the standard
+// library at zero cost; the model checker (models/) supplies `checker_sync`
+// with the same surface, so the checker runs the very headers users link.
+//
+// This is the ONLY header of lib/ that names <atomic>, <thread> or <mutex>.
+//
+// Orders carry tags. Every atomic operation and fence takes an `order_site`:
+// a memory order plus a tag naming the site in the component's design note,
+// e.g. `PILFER_SITE("deque.S1", acquire)`. std_sync only uses the order (the
+// tag is folded away); checker_sync uses the tag to print traces and to
+// weaken one site at a time for the sensitivity table (models/README.md).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace pilfer {
+
+/// An atomic order together with the tag of the site that uses it.
+/// Tags are "component.ID" strings matching the design notes' tables.
+struct order_site {
+  std::memory_order order;
+  const char* tag;
+};
+
+/// Build an order_site: PILFER_SITE("deque.P1", acquire).
+#define PILFER_SITE(tag_, order_) \
+  (::pilfer::order_site{::std::memory_order_##order_, tag_})
+
+/// Cache-line size used to keep independently written fields apart.
+inline constexpr std::size_t cache_line = 64;
+
+/// The standard-library policy: zero-cost mapping onto <atomic>/<thread>/<mutex>.
+struct std_sync {
+  static constexpr bool is_model = false;
+
+  /// Atomic cell. Same surface as std::atomic, but every operation takes an
+  /// order_site instead of a bare std::memory_order.
+  template <class T>
+  class atomic {
+   public:
+    constexpr atomic() noexcept : v_() {}
+    constexpr explicit atomic(T v) noexcept : v_(v) {}
+    atomic(const atomic&) = delete;
+    atomic& operator=(const atomic&) = delete;
+
+    T load(order_site s) const noexcept { return v_.load(s.order); }
+    void store(T v, order_site s) noexcept { v_.store(v, s.order); }
+    T exchange(T v, order_site s) noexcept { return v_.exchange(v, s.order); }
+    bool compare_exchange_strong(T& expected, T desired, order_site success,
+                                 order_site failure) noexcept {
+      return v_.compare_exchange_strong(expected, desired, success.order, failure.order);
+    }
+    bool compare_exchange_weak(T& expected, T desired, order_site success,
+                               order_site failure) noexcept {
+      return v_.compare_exchange_weak(expected, desired, success.order, failure.order);
+    }
+    T fetch_add(T d, order_site s) noexcept requires std::is_integral_v<T> {
+      return v_.fetch_add(d, s.order);
+    }
+    T fetch_sub(T d, order_site s) noexcept requires std::is_integral_v<T> {
+      return v_.fetch_sub(d, s.order);
+    }
+    T fetch_or(T d, order_site s) noexcept requires std::is_integral_v<T> {
+      return v_.fetch_or(d, s.order);
+    }
+    T fetch_and(T d, order_site s) noexcept requires std::is_integral_v<T> {
+      return v_.fetch_and(d, s.order);
+    }
+    /// Block while the value equals `old` (C++20 atomic wait semantics:
+    /// may return spuriously only after re-checking; callers loop).
+    void wait(T old, order_site s) const noexcept { v_.wait(old, s.order); }
+    void notify_one() noexcept { v_.notify_one(); }
+    void notify_all() noexcept { v_.notify_all(); }
+
+   private:
+    std::atomic<T> v_;
+  };
+
+  /// A thread fence with a tagged order.
+  static void fence(order_site s) noexcept { std::atomic_thread_fence(s.order); }
+
+  /// Plain (non-atomic) shared memory. Under the model checker every access
+  /// is checked for data races; here it is the bare value.
+  template <class T>
+  class cell {
+   public:
+    template <class... A>
+    explicit cell(A&&... a) : v_(std::forward<A>(a)...) {}
+    const T& read() const noexcept { return v_; }
+    T& write() noexcept { return v_; }
+
+   private:
+    T v_;
+  };
+
+  using mutex = std::mutex;
+
+  /// A joinable thread.
+  class thread {
+   public:
+    thread() noexcept = default;
+    template <class F>
+    explicit thread(F&& f) : t_(std::forward<F>(f)) {}
+    thread(thread&&) noexcept = default;
+    thread& operator=(thread&&) noexcept = default;
+    void join() { t_.join(); }
+    bool joinable() const noexcept { return t_.joinable(); }
+    std::thread& native() noexcept { return t_; }
+
+   private:
+    std::thread t_;
+  };
+
+  /// Hint inside a spin loop: "nothing to do until another thread writes".
+  static void spin_hint() noexcept {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield" ::: "memory");
+#endif
+  }
+  /// Give up the CPU (bounded back-off's last resort before parking).
+  static void yield() noexcept { std::this_thread::yield(); }
+
+  /// A per-thread pseudo-random number in [0, bound). Not for cryptography.
+  static std::uint64_t random(std::uint64_t bound) noexcept {
+    thread_local std::uint64_t state =
+        0x9E3779B97F4A7C15ull ^ reinterpret_cast<std::uintptr_t>(&state);
+    // xorshift64*
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    const std::uint64_t r = state * 0x2545F4914F6CDD1Dull;
+    return bound == 0 ? r : r % bound;
+  }
+
+  /// A per-thread pointer slot, one per Key type. Components use this instead
+  /// of `thread_local` so that the checker can give each modelled thread
+  /// (a fiber on one OS thread) its own slot.
+  template <class Key>
+  static void*& thread_slot() noexcept {
+    thread_local void* p = nullptr;
+    return p;
+  }
+
+  /// An identifier for the calling thread (debug ownership checks).
+  static std::thread::id thread_id() noexcept { return std::this_thread::get_id(); }
+  using thread_id_type = std::thread::id;
+
+  /// Tracked allocation: the checker records these to find use-after-free,
+  /// double free and leaks. Here: plain new/delete.
+  template <class T, class... A>
+  static T* make(A&&... a) {
+    return new T(std::forward<A>(a)...);
+  }
+  template <class T>
+  static void destroy(T* p) noexcept {
+    delete p;
+  }
+  /// Array of n default-constructed T (T's default constructor must not throw).
+  template <class T>
+  static T* make_array(std::size_t n) {
+    return new T[n];
+  }
+  template <class T>
+  static void destroy_array(T* p, std::size_t /*n*/) noexcept {
+    delete[] p;
+  }
+};
+
+/// Convenience aliases used inside components.
+template <class Sync, class T>
+using atomic_t = typename Sync::template atomic<T>;
+template <class Sync, class T>
+using cell_t = typename Sync::template cell<T>;
+
+}  // namespace pilfer
