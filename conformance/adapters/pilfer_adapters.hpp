@@ -1,0 +1,102 @@
+// conformance/adapters/pilfer_adapters.hpp — adapters for pilfer's own components: the
+// Chase–Lev deque, the mutex deque (seed-002 design), the injector and the pool.
+#pragma once
+
+#include <pilfer/deque.hpp>
+#include <pilfer/injector.hpp>
+#include <pilfer/mutex_deque.hpp>
+#include <pilfer/pool.hpp>
+
+#include <functional>
+#include <optional>
+
+#include "pilfer/conformance/adapters.hpp"
+
+namespace pilfer::conformance {
+
+namespace detail {
+inline outcome map_status(pilfer::steal_status s) {
+  return s == pilfer::steal_status::success ? outcome::success
+         : s == pilfer::steal_status::retry ? outcome::retry
+                                            : outcome::empty;
+}
+template <class T>
+steal_outcome map(const pilfer::steal_result<T>& r) {
+  return {map_status(r.status), r.status == pilfer::steal_status::success ? static_cast<value_t>(r.value) : 0};
+}
+}  // namespace detail
+
+/// Any deque with pilfer's owner/stealer API (basic_deque, basic_mutex_deque).
+template <class D, const char* const& Name>
+class pilfer_deque_adapter {
+ public:
+  static constexpr const char* name = Name;
+  static constexpr bool has_batch_steal = true;
+  static constexpr bool has_retry = true;
+
+  explicit pilfer_deque_adapter(std::size_t cap) : d_(cap) {}
+  void push(value_t v) { d_.push(v); }
+  std::optional<value_t> pop() { return d_.pop(); }
+
+  class stealer {
+   public:
+    explicit stealer(typename D::stealer s) : s_(s) {}
+    steal_outcome steal() const { return detail::map(s_.steal()); }
+    batch_outcome steal_batch(pilfer_deque_adapter& dest, std::size_t max) const {
+      auto r = s_.steal_batch(dest.d_, max);
+      return {detail::map_status(r.status), r.status == pilfer::steal_status::success ? r.value : 0};
+    }
+    steal_outcome steal_batch_and_pop(pilfer_deque_adapter& dest, std::size_t max) const {
+      return detail::map(s_.steal_batch_and_pop(dest.d_, max));
+    }
+
+   private:
+    typename D::stealer s_;
+  };
+  stealer get_stealer() { return stealer(d_.get_stealer()); }
+
+ private:
+  D d_;
+};
+
+inline constexpr const char* pilfer_deque_name = "pilfer::deque";
+inline constexpr const char* pilfer_mutex_deque_name = "pilfer::mutex_deque";
+using pilfer_deque = pilfer_deque_adapter<pilfer::deque<value_t>, pilfer_deque_name>;
+using pilfer_mutex_deque = pilfer_deque_adapter<pilfer::mutex_deque<value_t>, pilfer_mutex_deque_name>;
+
+class pilfer_injector {
+ public:
+  static constexpr const char* name = "pilfer::injector";
+  void push(value_t v) { q_.push(v); }
+  steal_outcome steal() { return detail::map(q_.steal()); }
+
+ private:
+  pilfer::injector<value_t> q_;
+};
+
+class pilfer_pool {
+ public:
+  static constexpr const char* name = "pilfer::pool";
+  static constexpr bool has_local_spawn = true, has_handles = true, has_fork_join = true, has_shutdown = true;
+
+  explicit pilfer_pool(unsigned n) : p_(make_options(n)) {}
+  void submit(std::function<void()> f) { p_.spawn(std::move(f)); }  // from outside: the injector
+  void spawn(std::function<void()> f) { p_.spawn(std::move(f)); }   // from a task: the worker's deque
+  std::function<void()> submit_waitable(std::function<void()> f) {
+    auto h = std::make_shared<pilfer::task_handle<void>>(p_.submit(std::move(f)));
+    return [h] { h->get(); };
+  }
+  void fork_join(std::function<void()> f, std::function<void()> g) { pilfer::join(p_, f, g); }
+  void wait_idle() { p_.wait_idle(); }
+  void shutdown() { p_.shutdown(pilfer::shutdown_mode::drain); }
+
+ private:
+  static pilfer::pool_options make_options(unsigned n) {
+    pilfer::pool_options o;
+    o.threads = n;
+    return o;
+  }
+  pilfer::pool p_;
+};
+
+}  // namespace pilfer::conformance

@@ -1,0 +1,13 @@
+#include "../adapters/moodycamel_injector.hpp"
+#include "../adapters/pilfer_adapters.hpp"
+#include "../mutants/mutex_refs.hpp"
+#include "impls.hpp"
+
+namespace pilfer::conformance::suite {
+void add_injectors(registry& r) {
+  r.add_injector<pilfer_injector>("pilfer.injector", "pilfer");
+  r.add_injector<moodycamel_injector>("peer.moodycamel", "peer");
+  r.add_injector<mutants::mutex_injector_ref<mutants::mx_mutation::none>>("ref.mutex_queue", "reference", {},
+                                                                           "mutants' correct base");
+}
+}  // namespace pilfer::conformance::suite

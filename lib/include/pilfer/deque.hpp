@@ -1,0 +1,351 @@
+// pilfer/deque.hpp — the Chase–Lev work-stealing deque.
+//
+// Algorithm: D. Chase, Y. Lev, "Dynamic circular work-stealing deque", SPAA 2005,
+// with the C11 orders of N. M. Lê, A. Pop, A. Cohen, F. Zappa Nardelli,
+// "Correct and efficient work-stealing for weak memory models", PPoPP 2013,
+// including their fix for growth (the buffer pointer is published with release
+// and read by thieves with acquire). Design note: lib/docs/deque.md — every
+// order below carries the tag of its row in that note's table.
+//
+// Roles are types. `basic_deque` is the OWNER's handle: one thread pushes and
+// pops at the bottom (LIFO). `basic_deque::stealer` is a cheap copyable handle
+// any thread may use to take from the top (FIFO). A debug build (!NDEBUG)
+// aborts with a message when an owner operation comes from a second thread.
+//
+// Field layout: `top_` (written by thieves' CAS and the owner's last-item CAS)
+// and `bottom_` (written only by the owner) sit on separate cache lines so that
+// the owner's push/pop does not bounce the line thieves CAS on. `buffer_` is
+// read by every thief and written only on growth: it shares the owner's line.
+//
+// Reclamation: growth retires the old buffer into an owner-held list that is
+// freed in the destructor. Thieves may still read an old buffer (they loaded the
+// pointer before the swap), so it cannot be freed earlier without epochs or
+// hazard pointers (deferred; see the note). Geometric growth bounds the retired
+// memory by the current capacity: 1 + 2 + ... + c/2 < c slots.
+#pragma once
+
+#include <pilfer/detail/owner_check.hpp>
+#include <pilfer/steal.hpp>
+#include <pilfer/sync.hpp>
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+namespace pilfer {
+
+template <class T, class Sync, std::size_t BlockSize>
+class basic_injector;
+
+/// Chase–Lev work-stealing deque: owner handle. Non-copyable, non-movable
+/// (stealers point at it). T must be trivially copyable (task pointers).
+template <class T, class Sync = std_sync>
+class basic_deque {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "pilfer::basic_deque<T>: T must be trivially copyable (store task pointers)");
+  static_assert(std::is_default_constructible_v<T>, "pilfer::basic_deque<T>: T must be default constructible");
+
+ public:
+  using value_type = T;
+  using sync_type = Sync;
+
+  /// A thief's handle. Cheap to copy; valid while the deque lives; any thread.
+  class stealer {
+   public:
+    stealer() noexcept = default;
+
+    /// Take the oldest item (top, FIFO end).
+    /// Lock-free; linearizes at the CAS on top [S5] (success) or at the load
+    /// of bottom [S3] (empty). retry: lost the CAS to another thief or to the
+    /// owner taking the last item.
+    steal_result<T> steal() const { return q_->steal_(); }
+
+    /// Move up to min(ceil(n/2), max) of the oldest items into `dest`, where n
+    /// is the size seen at the first attempt. Items keep the victim's FIFO
+    /// order: the oldest goes first into dest, so dest's thieves see them
+    /// oldest-first and dest's owner pops the newest first. `dest` must be
+    /// owned by the calling thread and must not be this deque. max == 0 counts
+    /// as 1. Lock-free: a sequence of single steals ([S1]–[S5] each) written
+    /// into dest and published once ([P2], [P4]).
+    /// Returns success(k) with k >= 1 items moved, empty, or retry.
+    steal_result<std::size_t> steal_batch(basic_deque& dest, std::size_t max = 32) const {
+      return q_->steal_batch_(dest, max, false).count;
+    }
+
+    /// Like steal_batch but returns the oldest item instead of moving it; the
+    /// rest (up to min(ceil(n/2), max) - 1 items) go to dest in FIFO order.
+    steal_result<T> steal_batch_and_pop(basic_deque& dest, std::size_t max = 32) const {
+      auto r = q_->steal_batch_(dest, max, true);
+      if (!r.count.is_success()) return r.count.is_retry() ? steal_result<T>::retry() : steal_result<T>::empty();
+      return steal_result<T>::success(r.first);
+    }
+
+    /// Racy snapshots: exact only while no other thread operates.
+    bool empty() const noexcept { return q_->size() == 0; }
+    std::size_t size() const noexcept { return q_->size(); }
+
+    friend bool operator==(const stealer& a, const stealer& b) noexcept { return a.q_ == b.q_; }
+
+   private:
+    friend class basic_deque;
+    explicit stealer(basic_deque* q) noexcept : q_(q) {}
+    basic_deque* q_ = nullptr;
+  };
+
+  /// Capacity is rounded up to a power of two (minimum 1); the deque grows
+  /// without bound. Thread-safety: the object must be published to other
+  /// threads (e.g. by starting them) after construction.
+  explicit basic_deque(std::size_t initial_capacity = 64)
+      : buffer_(Sync::template make<buffer>(round_up_pow2(initial_capacity))) {}
+
+  basic_deque(const basic_deque&) = delete;
+  basic_deque& operator=(const basic_deque&) = delete;
+
+  /// Frees the live buffer and every retired one. No operation may be running.
+  /// Items still inside are dropped (they are trivially copyable).
+  ~basic_deque() {
+    Sync::template destroy<buffer>(buffer_.load(PILFER_SITE("deque.X1", relaxed)));
+    while (retired_ != nullptr) {
+      buffer* next = retired_->next_retired;
+      Sync::template destroy<buffer>(retired_);
+      retired_ = next;
+    }
+  }
+
+  /// Owner only. Wait-free except when the buffer is full (then O(n) copy into
+  /// a buffer twice as large; amortised O(1)). Linearizes at the store of
+  /// bottom [P4].
+  void push(T v) {
+    owner_.check("push");
+    // [P0] relaxed: bottom is written only by the owner (this thread).
+    const std::int64_t b = bottom_.load(PILFER_SITE("deque.P0", relaxed));
+    // [P1] acquire: pairs with the thieves' CAS on top [S5] so that their read
+    // of a slot [S6] happens before we overwrite that slot after wrap-around.
+    const std::int64_t t = top_.load(PILFER_SITE("deque.P1", acquire));
+    // owner-only field: only this thread writes buffer_.
+    buffer* a = buffer_.load(PILFER_SITE("deque.P5", relaxed));
+    if (b - t >= static_cast<std::int64_t>(a->cap)) a = grow_(a, b, t, a->cap * 2);
+    // [P3] relaxed: published by the release fence [P2] before bottom moves.
+    a->put(b, v, PILFER_SITE("deque.P3", relaxed));
+    // [P2] release fence: a thief that reads the new bottom with acquire [S3]
+    // also sees the slot written above.
+    Sync::fence(PILFER_SITE("deque.P2", release));
+    // [P4] relaxed: ordered after the slot by the fence [P2].
+    bottom_.store(b + 1, PILFER_SITE("deque.P4", relaxed));
+  }
+
+  /// Owner only. Take the newest item (bottom, LIFO end). Wait-free.
+  /// Linearizes at the fence [T1] (several items) or the CAS [T2] (last item).
+  std::optional<T> pop() {
+    owner_.check("pop");
+    // owner-only fields: bottom and buffer are written only by this thread.
+    const std::int64_t b = bottom_.load(PILFER_SITE("deque.T5", relaxed)) - 1;
+    buffer* a = buffer_.load(PILFER_SITE("deque.T6", relaxed));
+    // [T0] relaxed: made visible before the read of top by the fence [T1].
+    bottom_.store(b, PILFER_SITE("deque.T0", relaxed));
+    // [T1] seq_cst fence: with the thieves' fence [S2] this is a Dekker pair —
+    // either we see a thief's increment of top, or that thief sees our
+    // decremented bottom; never both miss (which would hand one item out twice).
+    Sync::fence(PILFER_SITE("deque.T1", seq_cst));
+    // [T3] relaxed: ordered by the fence [T1].
+    std::int64_t t = top_.load(PILFER_SITE("deque.T3", relaxed));
+    if (t > b) {  // empty: undo the reservation
+      // [T4] relaxed: owner-only field; thieves that see b < top report empty.
+      bottom_.store(b + 1, PILFER_SITE("deque.T4", relaxed));
+      return std::nullopt;
+    }
+    // owner reads its own slot; relaxed: written by this thread.
+    const T x = a->get(b, PILFER_SITE("deque.T7", relaxed));
+    if (t == b) {
+      // Last item: race the thieves for it with a CAS on top.
+      // [T2] seq_cst: totally ordered with the thieves' [S5] CAS on the same index.
+      const bool won = top_.compare_exchange_strong(t, t + 1, PILFER_SITE("deque.T2", seq_cst),
+                                                    PILFER_SITE("deque.T2", relaxed));
+      // [T4] relaxed: restore bottom == top (empty) after the race.
+      bottom_.store(b + 1, PILFER_SITE("deque.T4", relaxed));
+      if (!won) return std::nullopt;
+    }
+    return x;
+  }
+
+  /// A thief handle for this deque (any thread; cheap).
+  stealer get_stealer() noexcept { return stealer(this); }
+  /// Convenience: get_stealer().steal().
+  steal_result<T> steal() { return steal_(); }
+
+  /// Owner view (also safe, as a racy snapshot, from other threads).
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t size() const noexcept {
+    const std::int64_t b = bottom_.load(PILFER_SITE("deque.Q1", relaxed));
+    const std::int64_t t = top_.load(PILFER_SITE("deque.Q2", relaxed));
+    return b > t ? static_cast<std::size_t>(b - t) : 0;
+  }
+  /// Owner only: slots in the current buffer.
+  std::size_t capacity() const noexcept { return buffer_.load(PILFER_SITE("deque.Q3", relaxed))->cap; }
+  /// Owner only: buffers retired by growth and not yet freed (tests of DQ-4).
+  std::size_t retired_buffers() const noexcept { return retired_count_; }
+
+  /// Debug aid: forget the recorded owner thread; the next owner operation
+  /// binds the new owner. The hand-over itself must happen-before that call.
+  void release_owner() noexcept { owner_.release(); }
+
+ private:
+  template <class, class, std::size_t>
+  friend class basic_injector;
+
+  using slot_type = atomic_t<Sync, T>;
+
+  /// A power-of-two ring of atomic slots, addressed by logical index mod cap.
+  struct buffer {
+    explicit buffer(std::size_t c) : cap(c), mask(c - 1), slots(Sync::template make_array<slot_type>(c)) {}
+    ~buffer() { Sync::template destroy_array<slot_type>(slots, cap); }
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+
+    T get(std::int64_t i, order_site s) const noexcept {
+      return slots[static_cast<std::size_t>(i) & mask].load(s);
+    }
+    void put(std::int64_t i, T v, order_site s) noexcept { slots[static_cast<std::size_t>(i) & mask].store(v, s); }
+
+    std::size_t cap;
+    std::size_t mask;
+    slot_type* slots;
+    buffer* next_retired = nullptr;  // owner-only list of retired buffers
+  };
+
+  struct batch_outcome {
+    steal_result<std::size_t> count;
+    T first{};
+  };
+
+  static std::size_t round_up_pow2(std::size_t n) noexcept {
+    std::size_t c = 1;
+    while (c < n) c <<= 1;
+    return c;
+  }
+
+  /// Owner only: copy the live range [t, b) into a buffer of `new_cap` slots,
+  /// retire the old one, publish the new one.
+  buffer* grow_(buffer* old, std::int64_t b, std::int64_t t, std::size_t new_cap) {
+    auto* fresh = Sync::template make<buffer>(new_cap);
+    // [R0] relaxed both ways: the owner reads slots it wrote itself; the new
+    // buffer is private until [R1].
+    for (std::int64_t i = t; i < b; ++i) fresh->put(i, old->get(i, PILFER_SITE("deque.R0", relaxed)), PILFER_SITE("deque.R0", relaxed));
+    old->next_retired = retired_;
+    retired_ = old;
+    ++retired_count_;
+    // [R1] release: pairs with the thieves' acquire load [S4]; a thief that
+    // sees the new buffer sees its copied slots (and its cap/mask).
+    buffer_.store(fresh, PILFER_SITE("deque.R1", release));
+    return fresh;
+  }
+
+  /// Owner only: make room for k more items beyond bottom b.
+  buffer* reserve_(std::int64_t b, std::size_t k) {
+    // [P1] acquire, as in push: thieves' slot reads happen before we reuse the slots.
+    const std::int64_t t = top_.load(PILFER_SITE("deque.P1", acquire));
+    buffer* a = buffer_.load(PILFER_SITE("deque.P5", relaxed));
+    const std::size_t need = static_cast<std::size_t>(b - t) + k;
+    if (need > a->cap) {
+      std::size_t c = a->cap * 2;
+      while (c < need) c <<= 1;
+      a = grow_(a, b, t, c);
+    }
+    return a;
+  }
+
+  /// Owner only: publish items written at [b, new_b) by reserve_ + put.
+  void publish_(std::int64_t new_b) {
+    Sync::fence(PILFER_SITE("deque.P2", release));
+    bottom_.store(new_b, PILFER_SITE("deque.P4", relaxed));
+  }
+
+  steal_result<T> steal_() {
+    // [S1] acquire: pairs with [S5]/[T2] of the thread that moved top here, so
+    // that thread's reads of bottom are not newer than ours (coherence chain).
+    std::int64_t t = top_.load(PILFER_SITE("deque.S1", acquire));
+    // [S2] seq_cst fence: the thief side of the Dekker pair with [T1].
+    Sync::fence(PILFER_SITE("deque.S2", seq_cst));
+    // [S3] acquire: pairs with the owner's release fence [P2]: slot b-1 is visible.
+    const std::int64_t b = bottom_.load(PILFER_SITE("deque.S3", acquire));
+    if (t >= b) return steal_result<T>::empty();
+    // [S4] acquire: pairs with [R1]; the buffer we read holds index t.
+    buffer* a = buffer_.load(PILFER_SITE("deque.S4", acquire));
+    // [S6] relaxed, speculative: the value is used only if the CAS below wins;
+    // it may race with the owner overwriting the slot (hence an atomic slot).
+    const T x = a->get(t, PILFER_SITE("deque.S6", relaxed));
+    // [S5] seq_cst: claims index t; exactly one CAS (thief [S5] or owner [T2]) wins.
+    if (!top_.compare_exchange_strong(t, t + 1, PILFER_SITE("deque.S5", seq_cst), PILFER_SITE("deque.S5", relaxed)))
+      return steal_result<T>::retry();
+    return steal_result<T>::success(x);
+  }
+
+  /// A batch is a sequence of single steals ([S1]..[S5] each, so the argument
+  /// for exactly-once is the one for steal()), written into dest's slots past
+  /// its bottom and published once with [P2]/[P4].
+  batch_outcome steal_batch_(basic_deque& dest, std::size_t max, bool pop_first) {
+    assert(&dest != this && "pilfer: steal_batch into the victim itself");
+    dest.owner_.check("steal_batch (dest)");
+    if (max == 0) max = 1;
+    batch_outcome out;
+    std::size_t limit = 0;  // decided at the first attempt
+    std::size_t taken = 0;
+    std::size_t moved = 0;
+    const std::int64_t db = dest.bottom_.load(PILFER_SITE("deque.P0", relaxed));
+    buffer* da = nullptr;
+    for (;;) {
+      std::int64_t t = top_.load(PILFER_SITE("deque.S1", acquire));
+      Sync::fence(PILFER_SITE("deque.S2", seq_cst));
+      const std::int64_t b = bottom_.load(PILFER_SITE("deque.S3", acquire));
+      if (t >= b) break;
+      if (taken == 0) {
+        const auto n = static_cast<std::size_t>(b - t);
+        limit = (n + 1) / 2;
+        if (limit > max) limit = max;
+        const std::size_t to_dest = pop_first ? limit - 1 : limit;
+        if (to_dest > 0) da = dest.reserve_(db, to_dest);
+      }
+      buffer* a = buffer_.load(PILFER_SITE("deque.S4", acquire));
+      const T x = a->get(t, PILFER_SITE("deque.S6", relaxed));
+      if (!top_.compare_exchange_strong(t, t + 1, PILFER_SITE("deque.S5", seq_cst),
+                                        PILFER_SITE("deque.S5", relaxed))) {
+        if (taken == 0) {
+          out.count = steal_result<std::size_t>::retry();
+          return out;
+        }
+        break;  // keep what we have; someone else is taking from the top
+      }
+      if (pop_first && taken == 0) {
+        out.first = x;
+      } else {
+        da->put(db + static_cast<std::int64_t>(moved), x, PILFER_SITE("deque.P3", relaxed));
+        ++moved;
+      }
+      if (++taken == limit) break;
+    }
+    if (taken == 0) {
+      out.count = steal_result<std::size_t>::empty();
+      return out;
+    }
+    if (moved > 0) dest.publish_(db + static_cast<std::int64_t>(moved));
+    out.count = steal_result<std::size_t>::success(pop_first ? taken : moved);
+    return out;
+  }
+
+  // Thieves CAS top; the owner writes bottom and buffer. Separate lines.
+  alignas(cache_line) atomic_t<Sync, std::int64_t> top_{0};
+  alignas(cache_line) atomic_t<Sync, std::int64_t> bottom_{0};
+  atomic_t<Sync, buffer*> buffer_;
+  // Owner-only bookkeeping.
+  buffer* retired_ = nullptr;
+  std::size_t retired_count_ = 0;
+  detail::owner_check<Sync> owner_;
+};
+
+/// The deque over the standard-library policy.
+template <class T>
+using deque = basic_deque<T, std_sync>;
+
+}  // namespace pilfer

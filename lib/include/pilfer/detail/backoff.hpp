@@ -1,0 +1,34 @@
+// pilfer/detail/backoff.hpp — bounded spin-then-yield back-off for the short
+// waits inside the injector (a producer between claiming a slot and writing it).
+#pragma once
+
+#include <cstdint>
+
+namespace pilfer::detail {
+
+/// Exponential spin (Sync::spin_hint) for a few rounds, then Sync::yield().
+/// Under the model checker both calls are scheduling points, so a waiting
+/// loop never starves the thread it waits for.
+template <class Sync>
+class backoff {
+ public:
+  void spin() noexcept {
+    for (std::uint32_t i = 0; i < (1u << step_); ++i) Sync::spin_hint();
+    if (step_ < spin_limit) ++step_;
+  }
+  void snooze() noexcept {
+    if (step_ < spin_limit) {
+      for (std::uint32_t i = 0; i < (1u << step_); ++i) Sync::spin_hint();
+      ++step_;
+    } else {
+      Sync::yield();
+    }
+  }
+  void reset() noexcept { step_ = 0; }
+
+ private:
+  static constexpr std::uint32_t spin_limit = 6;
+  std::uint32_t step_ = 0;
+};
+
+}  // namespace pilfer::detail

@@ -1,0 +1,1616 @@
+// models/engine/engine.cpp — pilfer's stateless RC11 model checker.
+//
+// How an execution runs
+//   Modelled threads are fibers (ucontext) on the calling OS thread. Every atomic operation,
+//   fence, mutex operation, wait/notify, spawn/join and yield is a SCHEDULING POINT: the fiber
+//   stops before it and the scheduler picks which enabled thread performs its next operation.
+//   When the operation runs it becomes an EVENT of the execution graph, and further DECISIONS
+//   are taken inline: which write a read reads from (rf), where a write goes in modification
+//   order (mo), which waiter a notify_one wakes. Cell (plain memory) accesses are events
+//   checked for data races, not scheduling points.
+//
+// Exploration (stateless, RCMC/GenMC style)
+//   An execution is identified by its decision sequence. Exhaustive mode is a DFS over it: run
+//   the program from scratch replaying a prefix, then take choice 0 for new decisions; after
+//   the run, bump the deepest decision that has alternatives left. Only RC11-consistent
+//   choices are offered (consistency.cpp), and because porf = (sb ∪ rf) is acyclic in RC11,
+//   adding events in porf order reaches every consistent execution.
+//   Pruning: a thread is a deterministic function of the values its reads return, so the
+//   future of a state depends only on its execution graph (+ thread statuses). At every
+//   scheduling point the graph is hashed canonically (128 bits: per-thread event sequences
+//   with rf named as (thread key, index), per-location mo lists, thread keys derived from
+//   creation ancestry, location keys from (creating thread, creation counter)); a state seen
+//   before is not explored again. Random mode draws every decision from a seeded PRNG.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PILFER_MODEL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PILFER_MODEL_ASAN 1
+#endif
+#endif
+#if defined(PILFER_MODEL_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace pilfer::model {
+
+scenario::scenario(unsigned threads) : threads_(threads) {}
+scenario::~scenario() = default;
+
+std::string result::summary() const {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s executions=%zu states=%zu blocked=%zu %s %.3fs%s%s", ok ? "ok" : "FAIL",
+                executions, states, blocked, complete ? "complete" : "incomplete", seconds,
+                ok ? "" : " kind=", ok ? "" : kind.c_str());
+  return buf;
+}
+
+namespace engine {
+
+// -------------------------------------------------------------------------------------------
+// hashing
+// -------------------------------------------------------------------------------------------
+inline std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+inline std::uint64_t combine(std::uint64_t h, std::uint64_t v) noexcept {
+  return mix64(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
+}
+inline std::uint64_t combine_b(std::uint64_t h, std::uint64_t v) noexcept {
+  return mix64((h * 0xD6E8FEB86659FD93ull) ^ (v * 0xA0761D6478BD642Full) ^ 0x5851F42D4C957F2Dull);
+}
+
+bool is_acquire(std::memory_order o) {
+  return o == std::memory_order_acquire || o == std::memory_order_consume ||
+         o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
+}
+bool is_release(std::memory_order o) {
+  return o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
+}
+const char* order_name(std::memory_order o) {
+  switch (o) {
+    case std::memory_order_relaxed: return "relaxed";
+    case std::memory_order_consume: return "consume";
+    case std::memory_order_acquire: return "acquire";
+    case std::memory_order_release: return "release";
+    case std::memory_order_acq_rel: return "acq_rel";
+    case std::memory_order_seq_cst: return "seq_cst";
+  }
+  return "?";
+}
+const char* kind_name(ek k) {
+  switch (k) {
+    case ek::init: return "init";
+    case ek::uninit: return "init(uninitialised)";
+    case ek::load: return "load";
+    case ek::store: return "store";
+    case ek::rmw: return "rmw";
+    case ek::cas_fail: return "cas(failed)";
+    case ek::fence: return "fence";
+    case ek::cell_init: return "cell init";
+    case ek::cell_read: return "cell read";
+    case ek::cell_write: return "cell write";
+    case ek::spawn: return "spawn";
+    case ek::join: return "join";
+    case ek::yield: return "yield";
+    case ek::notify: return "notify";
+    case ek::wait_block: return "wait(block)";
+    case ek::lock: return "lock";
+    case ek::trylock_fail: return "try_lock(failed)";
+    case ek::unlock: return "unlock";
+    case ek::finish: return "finish";
+  }
+  return "?";
+}
+
+// -------------------------------------------------------------------------------------------
+// The engine state (one check() at a time per process; fibers share it)
+// -------------------------------------------------------------------------------------------
+class checker;
+checker* g = nullptr;  // the running check
+std::set<std::string> g_last_tags;
+
+constexpr std::size_t stack_size = 256 * 1024;
+
+class checker {
+ public:
+  checker(std::function<std::unique_ptr<scenario>()> make, const options& o) : make_(std::move(make)), opt_(o) {}
+  result run();
+
+  // --- hooks used by the detail:: entry points (called on fibers) ---
+  bool live() const noexcept { return running_ && !over_; }
+  std::uint32_t new_location(location::kind_t k, const void* addr, std::uint64_t init, bool initialised,
+                             detail::value_info info, const std::source_location& src);
+  void end_location(std::uint32_t id) noexcept;
+  detail::access_result access(std::uint32_t id, const detail::access& a, const std::source_location& src);
+  detail::access_result passthrough(std::uint32_t id, const detail::access& a);
+  void wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src);
+  void notify(std::uint32_t id, bool all, const std::source_location& src);
+  void fence(order_site s, const std::source_location& src);
+  void cell_access(std::uint32_t id, bool write, const std::source_location& src);
+  void mutex_lock(std::uint32_t id, const std::source_location& src);
+  bool mutex_try_lock(std::uint32_t id, const std::source_location& src);
+  void mutex_unlock(std::uint32_t id, const std::source_location& src);
+  unsigned spawn(std::unique_ptr<detail::task> t, const std::source_location& src);
+  void join(unsigned t, const std::source_location& src);
+  void yield(const std::source_location& src, bool spin);
+  std::uint64_t random(std::uint64_t bound);
+  void*& thread_slot(const void* key) { return threads_[cur_].slots[key]; }
+  unsigned thread_id() const noexcept { return cur_; }
+  void* alloc(std::size_t bytes, std::size_t align, bool array, const char* what, const std::source_location& src);
+  bool check_free(const void* p, bool array, const std::source_location& src);
+  void release(void* p) noexcept;
+  [[noreturn]] void fail(std::string kind, std::string message);
+  std::size_t execution_index() const noexcept { return exec_index_; }
+
+ private:
+  friend struct consistency;
+  // execution driving
+  enum class outcome { complete, failed, pruned };
+  outcome run_execution();
+  void reset_execution();
+  void cleanup_execution();
+  void main_body();
+  static void fiber_entry();
+  void switch_to_scheduler();
+  void switch_to(std::uint32_t t);
+  void begin_op(const std::source_location& src);  // scheduling point before a visible op
+  bool enabled(std::uint32_t t) const;
+  std::uint32_t choose(std::uint32_t n);
+  hash128 state_hash() const;
+  void finish_thread();
+
+  // graph
+  event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
+  std::uint32_t add_event(event e, std::uint32_t mo_index);  // returns gid
+  void remove_last_event();
+  void commit(std::uint32_t gid);  // thread-state and hash updates after add_event
+  std::uint32_t visible_bound(std::uint32_t t, const location& l) const;
+  std::uint64_t key_of(const event& e) const;
+  bool hbq(const event& x, const event& y) const noexcept {
+    return (&x != &y) && x.index < y.v.c[x.thread];
+  }
+  void compute_views(event& e, const mthread& t) const;
+  bool psc_needed(const event& e, bool added) const;
+  bool psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std::uint32_t>>* edges);
+  bool scb(const event& x, const event& y) const;
+  const event* next_diff(const event& x) const;
+  const event* prev_diff(const event& y) const;
+  std::uint32_t read_choose(const event& proto, const event* fail_proto, std::uint32_t lid, bool is_cas,
+                            std::uint64_t expected, const detail::access* a, std::uint64_t* value,
+                            bool* success);
+  std::uint32_t write_choose(event proto, std::uint32_t lid);
+  void after_write(std::uint32_t t);
+  std::memory_order effective(order_site s, bool* weakened);
+  void race_check(const event& e, const location& l);
+  std::string describe(const event& e) const;
+  std::string trace() const;
+  std::string format_value(const location& l, std::uint64_t v) const;
+  std::string where(const std::source_location& s) const;
+  std::string token() const;
+
+  std::function<std::unique_ptr<scenario>()> make_;
+  options opt_;
+  result res_;
+
+  // per execution
+  bool running_ = false, over_ = false;
+  std::uint32_t cur_ = 0;
+  std::vector<mthread> threads_;
+  std::vector<event> events_;
+  std::vector<location> locs_;
+  std::unordered_map<const void*, region> regions_;
+  std::unique_ptr<scenario> scenario_;
+  std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
+  std::vector<std::bitset<max_sc_events>> psc_;             // committed psc edges
+  std::size_t sc_fences_ = 0;
+  bool failed_ = false, pruned_ = false;
+  std::string fail_kind_, fail_msg_;
+  std::uint32_t last_run_ = none;
+  unsigned preemptions_ = 0;
+  ucontext_t sched_ctx_{};
+  std::vector<std::unique_ptr<char[]>> stacks_;
+#if defined(PILFER_MODEL_ASAN)
+  void* fake_stack_ = nullptr;
+#endif
+
+  // decisions
+  std::vector<decision> path_;
+  std::size_t depth_ = 0, prefix_ = 0;
+  bool replaying_token_ = false;
+  std::mt19937_64 rng_;
+  std::unordered_set<hash128, hash128_hasher> visited_;
+  std::size_t exec_index_ = 0;
+  std::unordered_map<const char*, std::pair<std::string, std::memory_order>> tag_cache_;
+};
+
+// -------------------------------------------------------------------------------------------
+// Orders, tags, weakening
+// -------------------------------------------------------------------------------------------
+std::memory_order checker::effective(order_site s, bool* weakened) {
+  *weakened = false;
+  const char* tag = s.tag ? s.tag : "";
+  auto it = tag_cache_.find(tag);
+  if (it == tag_cache_.end() || it->second.first != tag) {
+    std::memory_order o = s.order;
+    bool w = false;
+    if (auto m = opt_.weaken.find(tag); m != opt_.weaken.end()) {
+      o = m->second;
+      w = true;
+    }
+    if (*tag) res_.tags.insert(tag);
+    // cache keyed by pointer, validated by content (tags need not be literals)
+    it = tag_cache_.insert_or_assign(tag, std::pair<std::string, std::memory_order>(tag, w ? o : static_cast<std::memory_order>(-1))).first;
+  }
+  const auto cached = it->second.second;
+  if (cached == static_cast<std::memory_order>(-1)) return s.order;
+  *weakened = cached != s.order;
+  return cached;
+}
+
+// -------------------------------------------------------------------------------------------
+// Decisions and exploration
+// -------------------------------------------------------------------------------------------
+std::uint32_t checker::choose(std::uint32_t n) {
+  if (n <= 1) return 0;
+  if (depth_ < path_.size()) {
+    decision& d = path_[depth_++];
+    if (d.count != n && !replaying_token_) {
+      fail("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+                              " alternatives before and " + std::to_string(n) + " now");
+    }
+    if (d.chosen >= n) fail("model error", "replay token does not match this scenario");
+    d.count = n;
+    return d.chosen;
+  }
+  std::uint32_t c = 0;
+  if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
+  path_.push_back(decision{c, n});
+  ++depth_;
+  return c;
+}
+
+std::string checker::token() const {
+  std::string s = "pm1";
+  for (const auto& d : path_) {
+    s += '.';
+    s += std::to_string(d.chosen);
+  }
+  return s;
+}
+
+result checker::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  res_ = result{};
+  rng_.seed(opt_.seed);
+  g = this;
+  bool exhausted = false, cut = false;
+  if (!opt_.replay.empty()) {
+    // Replay exactly the execution named by the token.
+    path_.clear();
+    std::stringstream ss(opt_.replay);
+    std::string part;
+    std::getline(ss, part, '.');
+    while (std::getline(ss, part, '.')) path_.push_back(decision{static_cast<std::uint32_t>(std::stoul(part)), 0});
+    replaying_token_ = true;
+    prefix_ = path_.size();
+    const auto oc = run_execution();
+    if (oc == outcome::complete) ++res_.executions;
+    if (!failed_) {
+      res_.trace = trace();
+      std::fputs(res_.trace.c_str(), stdout);
+    }
+    cleanup_execution();
+  } else {
+    const std::size_t limit = opt_.how == mode::random ? opt_.iterations : opt_.max_executions;
+    for (;;) {
+      if (opt_.how == mode::random) path_.clear();
+      prefix_ = path_.size();
+      const auto oc = run_execution();
+      if (oc == outcome::complete) ++res_.executions;
+      if (oc == outcome::pruned) ++res_.blocked;
+      if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
+      const bool stop = failed_ && opt_.stop_on_failure;
+      cleanup_execution();
+      ++exec_index_;
+      if (stop) break;
+      if (opt_.how == mode::random) {
+        if (exec_index_ >= limit) break;
+        continue;
+      }
+      // DFS backtrack: bump the deepest decision with alternatives left.
+      while (!path_.empty() && path_.back().chosen + 1 >= path_.back().count) path_.pop_back();
+      if (path_.empty()) {
+        exhausted = true;
+        break;
+      }
+      ++path_.back().chosen;
+      if (limit != 0 && res_.executions >= limit) {
+        cut = true;
+        break;
+      }
+    }
+  }
+  (void)cut;
+  res_.complete = exhausted && opt_.replay.empty() && (res_.ok || !opt_.stop_on_failure);
+  res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  g_last_tags = res_.tags;
+  g = nullptr;
+  return res_;
+}
+
+void checker::reset_execution() {
+  threads_.clear();
+  threads_.reserve(max_threads);
+  events_.clear();
+  events_.reserve(512);
+  locs_.clear();
+  sc_nodes_.clear();
+  psc_.clear();
+  sc_fences_ = 0;
+  failed_ = pruned_ = false;
+  over_ = false;
+  depth_ = 0;
+  last_run_ = none;
+  preemptions_ = 0;
+}
+
+void checker::cleanup_execution() {
+  // Tear down: if the run was cut short, destroy the scenario object with the engine in
+  // pass-through mode (atomic loads return the mo-last value, nothing is recorded).
+  over_ = true;
+  if (scenario_) {
+    cur_ = 0;
+    scenario_.reset();
+  }
+  running_ = false;
+  for (auto& [p, r] : regions_) ::operator delete(const_cast<void*>(p), std::align_val_t(r.align));
+  regions_.clear();
+  for (auto& t : threads_) t.body.reset();
+}
+
+checker::outcome checker::run_execution() {
+  reset_execution();
+  running_ = true;
+  threads_.emplace_back();
+  threads_[0].key = mix64(0x1234567ull);
+  threads_[0].rng = threads_[0].key;
+  while (true) {
+    if (over_) break;
+    // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
+    if (opt_.how == mode::exhaustive && !replaying_token_) {
+      if (depth_ >= prefix_) {
+        if (!visited_.insert(state_hash()).second) {
+          pruned_ = true;
+          break;
+        }
+        ++res_.states;
+      }
+    } else {
+      ++res_.states;
+    }
+    // ---- pick the next thread ----
+    std::uint32_t en[max_threads];
+    std::uint32_t n = 0;
+    bool all_finished = true, any_yielded = false;
+    // current thread first: the first explored schedule has few context switches
+    if (last_run_ != none && enabled(last_run_)) en[n++] = last_run_;
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+      if (threads_[t].status != tstatus::finished) all_finished = false;
+      if (threads_[t].status == tstatus::yielded) any_yielded = true;
+      if (t != last_run_ && enabled(t)) en[n++] = t;
+    }
+    if (n == 0) {
+      if (all_finished) break;
+      if (any_yielded) {  // nothing else can run: spinners re-read (fair visibility)
+        for (auto& t : threads_)
+          if (t.status == tstatus::yielded) t.status = tstatus::runnable;
+        continue;
+      }
+      std::string who;
+      for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+        const auto& th = threads_[t];
+        if (th.status == tstatus::finished) continue;
+        who += " t" + std::to_string(t) + ":";
+        if (th.status == tstatus::blocked_wait)
+          who += "wait(L" + std::to_string(th.wait_loc) + ")";
+        else if (th.pend == pending::lock)
+          who += "lock(L" + std::to_string(th.pend_arg) + ")";
+        else if (th.pend == pending::join)
+          who += "join(t" + std::to_string(th.pend_arg) + ")";
+      }
+      failed_ = true;
+      fail_kind_ = "deadlock";
+      fail_msg_ = "no thread can run; blocked:" + who;
+      break;
+    }
+    std::uint32_t pickable = n;
+    const bool cur_enabled = last_run_ != none && n > 0 && en[0] == last_run_;
+    if (opt_.preemption_bound && opt_.how == mode::exhaustive && cur_enabled && preemptions_ >= *opt_.preemption_bound)
+      pickable = 1;
+    const std::uint32_t c = choose(pickable);
+    const std::uint32_t t = en[c];
+    if (cur_enabled && t != last_run_) ++preemptions_;
+    last_run_ = t;
+    switch_to(t);
+  }
+  if (!failed_ && !pruned_) {
+    // leak check: everything made must have been destroyed once every thread finished
+    for (const auto& [p, r] : regions_) {
+      if (!r.freed) {
+        failed_ = true;
+        fail_kind_ = "leak";
+        fail_msg_ = std::string(r.what) + " of " + std::to_string(r.bytes) + " bytes by t" + std::to_string(r.thread) +
+                    " at " + r.file + ":" + std::to_string(r.line) + " was never destroyed";
+        break;
+      }
+    }
+  }
+  const outcome oc = failed_ ? outcome::failed : pruned_ ? outcome::pruned : outcome::complete;
+  if (failed_ && res_.ok) {
+    res_.ok = false;
+    res_.kind = fail_kind_;
+    res_.message = fail_msg_;
+    res_.trace = trace();
+    res_.replay_token = token();
+  }
+  return oc;
+}
+
+bool checker::enabled(std::uint32_t t) const {
+  const mthread& th = threads_[t];
+  if (th.status != tstatus::runnable) return false;
+  if (th.pend == pending::join) return threads_[th.pend_arg].status == tstatus::finished;
+  if (th.pend == pending::lock) {
+    const location& l = locs_[th.pend_arg];
+    return events_[l.mo.back()].wval == 0;
+  }
+  return true;
+}
+
+hash128 checker::state_hash() const {
+  std::uint64_t a = 0, b = 0;
+  for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+    const mthread& th = threads_[t];
+    std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
+                          (static_cast<std::uint64_t>(th.after_yield) << 16);
+    std::uint64_t ry = 0;
+    for (auto l : th.read_since_yield) ry += mix64(locs_[l].key);
+    a += combine(combine(combine(th.key, th.ha), extra), ry);
+    b += combine_b(combine_b(combine_b(th.key, th.hb), extra), ry);
+  }
+  for (const location& l : locs_) {
+    if (l.kind == location::cell_loc) continue;
+    a += combine(l.key, l.mo_ha);
+    b += combine_b(l.key, l.mo_hb);
+  }
+  if (opt_.preemption_bound) {
+    a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
+    b = combine_b(b, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
+  }
+  return hash128{a, b};
+}
+
+// -------------------------------------------------------------------------------------------
+// Fibers
+// -------------------------------------------------------------------------------------------
+void checker::fiber_entry() {
+  checker& c = *g;
+#if defined(PILFER_MODEL_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+  if (c.cur_ == 0)
+    c.main_body();
+  else
+    c.threads_[c.cur_].body->run();
+  c.finish_thread();
+}
+
+void checker::finish_thread() {
+  mthread& th = threads_[cur_];
+  event e = make_event(ek::finish, none, std::source_location::current());
+  const auto gid = add_event(e, none);
+  commit(gid);
+  th.status = tstatus::finished;
+  for (auto& o : threads_)  // a spinner may be waiting for this thread to finish
+    if (o.status == tstatus::yielded) o.status = tstatus::runnable;
+  switch_to_scheduler();
+  std::abort();  // never resumed
+}
+
+void checker::main_body() {
+  scenario_ = make_();
+  scenario_->before();
+  std::vector<checker_sync::thread> ts;
+  scenario* s = scenario_.get();
+  for (unsigned i = 0; i < s->threads(); ++i) ts.emplace_back([s, i] { s->thread(i); });
+  for (auto& t : ts) t.join();
+  scenario_->after();
+  scenario_.reset();
+}
+
+void checker::switch_to(std::uint32_t t) {
+  mthread& th = threads_[t];
+  cur_ = t;
+  if (!th.started) {
+    th.started = true;
+    const std::size_t slot = t;
+    while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
+    getcontext(&th.ctx);
+    th.ctx.uc_stack.ss_sp = stacks_[slot].get();
+    th.ctx.uc_stack.ss_size = stack_size;
+    th.ctx.uc_link = &sched_ctx_;
+    makecontext(&th.ctx, &checker::fiber_entry, 0);
+  }
+#if defined(PILFER_MODEL_ASAN)
+  __sanitizer_start_switch_fiber(&fake_stack_, stacks_[t].get(), stack_size);
+#endif
+  swapcontext(&sched_ctx_, &th.ctx);
+#if defined(PILFER_MODEL_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack_, nullptr, nullptr);
+#endif
+}
+
+void checker::switch_to_scheduler() {
+#if defined(PILFER_MODEL_ASAN)
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, nullptr, 0);
+  swapcontext(&threads_[cur_].ctx, &sched_ctx_);
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+  swapcontext(&threads_[cur_].ctx, &sched_ctx_);
+#endif
+}
+
+void checker::begin_op(const std::source_location&) {
+  mthread& th = threads_[cur_];
+  if (th.events.size() > opt_.max_steps)
+    fail("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
+                         " events without finishing (spinning without progress?)");
+  switch_to_scheduler();
+}
+
+void checker::fail(std::string kind, std::string message) {
+  if (!live()) {
+    std::fprintf(stderr, "pilfer model: %s outside an execution: %s\n", kind.c_str(), message.c_str());
+    std::abort();
+  }
+  failed_ = true;
+  over_ = true;
+  fail_kind_ = std::move(kind);
+  fail_msg_ = std::move(message);
+  switch_to_scheduler();
+  std::abort();  // an abandoned fiber is never resumed
+}
+
+// -------------------------------------------------------------------------------------------
+// Graph maintenance
+// -------------------------------------------------------------------------------------------
+event checker::make_event(ek k, std::uint32_t loc, const std::source_location& src) const {
+  event e;
+  e.kind = k;
+  e.thread = static_cast<std::uint16_t>(cur_);
+  e.index = static_cast<std::uint32_t>(threads_[cur_].events.size());
+  e.loc = loc;
+  e.file = src.file_name();
+  e.line = src.line();
+  return e;
+}
+
+/// Views of a new event of thread `t` (its rf and orders already set).
+void checker::compute_views(event& e, const mthread& t) const {
+  e.v = t.cur;
+  e.v.c[e.thread] = e.index + 1;
+  if (e.rd && e.rf != none) {
+    if (e.acq) e.v.join(events_[e.rf].relv);
+  }
+  if (e.kind == ek::fence && e.acq) e.v.join(t.acq_pending);
+  if (e.wr) {
+    view base{};
+    if (e.rel)
+      base = e.v;
+    else
+      base = t.fence_rel;
+    for (const auto& [l, v] : t.loc_rel)
+      if (l == e.loc) base.join(v);
+    if (e.rd && e.rf != none) base.join(events_[e.rf].relv);  // (rf; rmw)* continues a release sequence
+    e.relv = base;
+  }
+}
+
+std::uint32_t checker::add_event(event e, std::uint32_t mo_index) {
+  const auto gid = static_cast<std::uint32_t>(events_.size());
+  mthread& th = threads_[e.thread];
+  th.events.push_back(gid);
+  if (e.loc != none) {
+    location& l = locs_[e.loc];
+    l.acc.push_back(gid);
+    if (e.wr) {
+      if (mo_index == none) mo_index = static_cast<std::uint32_t>(l.mo.size());
+      l.mo.insert(l.mo.begin() + mo_index, gid);
+      e.mo_pos = mo_index;
+      for (std::size_t i = mo_index + 1; i < l.mo.size(); ++i) events_[l.mo[i]].mo_pos = static_cast<std::uint32_t>(i);
+    }
+  }
+  if (e.sc) {
+    e.sc_idx = static_cast<std::int32_t>(sc_nodes_.size());
+    sc_nodes_.push_back(gid);
+    if (e.kind == ek::fence) ++sc_fences_;
+  }
+  events_.push_back(e);
+  return gid;
+}
+
+void checker::remove_last_event() {
+  const event e = events_.back();
+  const auto gid = static_cast<std::uint32_t>(events_.size() - 1);
+  threads_[e.thread].events.pop_back();
+  if (e.loc != none) {
+    location& l = locs_[e.loc];
+    l.acc.pop_back();
+    if (e.wr) {
+      l.mo.erase(l.mo.begin() + e.mo_pos);
+      for (std::size_t i = e.mo_pos; i < l.mo.size(); ++i) events_[l.mo[i]].mo_pos = static_cast<std::uint32_t>(i);
+    }
+  }
+  if (e.sc) {
+    sc_nodes_.pop_back();
+    if (e.kind == ek::fence) --sc_fences_;
+  }
+  events_.pop_back();
+  (void)gid;
+}
+
+/// Make an added event permanent: thread views, release bookkeeping, hashes.
+void checker::commit(std::uint32_t gid) {
+  event& e = events_[gid];
+  mthread& th = threads_[e.thread];
+  th.cur = e.v;
+  if (e.rd && e.rf != none && !e.acq) th.acq_pending.join(events_[e.rf].relv);
+  if (e.kind == ek::fence && e.rel) th.fence_rel = e.v;
+  if (e.wr && e.loc != none) {
+    view base = e.rel ? e.v : th.fence_rel;
+    bool found = false;
+    for (auto& [l, v] : th.loc_rel)
+      if (l == e.loc) {
+        v.join(base);
+        found = true;
+      }
+    if (!found) th.loc_rel.emplace_back(e.loc, base);
+  }
+  // sequence hash: kind, location key, rf source (thread key, index), other thread
+  std::uint64_t d = static_cast<std::uint64_t>(e.kind) | (static_cast<std::uint64_t>(e.sc) << 8);
+  if (e.loc != none) d = combine(d, locs_[e.loc].key);
+  if (e.rf != none) {
+    const event& w = events_[e.rf];
+    d = combine(d, combine(threads_[w.thread].key, w.index));
+  }
+  if (e.other != none) d = combine(d, threads_[e.other].key);
+  th.ha = combine(th.ha, d);
+  th.hb = combine_b(th.hb, d);
+  if (e.wr && e.loc != none) {
+    location& l = locs_[e.loc];
+    l.last_value = events_[l.mo.back()].wval;
+    std::uint64_t a = 0, b = 0;
+    for (auto w : l.mo) {
+      const event& x = events_[w];
+      const std::uint64_t k = combine(threads_[x.thread].key, x.index);
+      a = combine(a, k);
+      b = combine_b(b, k);
+    }
+    l.mo_ha = a;
+    l.mo_hb = b;
+  }
+  if (e.sc) {
+    if (psc_.size() < sc_nodes_.size()) psc_.resize(sc_nodes_.size());
+  }
+}
+
+std::uint64_t checker::key_of(const event& e) const {
+  if (e.wr) return 2ull * e.mo_pos;
+  return 2ull * events_[e.rf].mo_pos + 1;
+}
+
+/// The lowest mo position thread t may still read from / write after on l (coherence): the
+/// maximum over accesses of l that happen-before t's next event of the write's position
+/// (for reads: of their rf source's position).
+std::uint32_t checker::visible_bound(std::uint32_t t, const location& l) const {
+  const view& v = threads_[t].cur;
+  std::uint32_t L = 0;
+  for (auto gid : l.acc) {
+    const event& a = events_[gid];
+    if (a.thread != t && a.index >= v.c[a.thread]) continue;
+    std::uint32_t p = 0;
+    if (a.wr)
+      p = a.mo_pos;
+    else if (a.rd && a.rf != none)
+      p = events_[a.rf].mo_pos;
+    else
+      continue;
+    L = std::max(L, p);
+  }
+  return L;
+}
+
+// -------------------------------------------------------------------------------------------
+// RC11 psc (the repaired SC condition): incremental, see README
+// -------------------------------------------------------------------------------------------
+const event* checker::next_diff(const event& x) const {
+  const auto& evs = threads_[x.thread].events;
+  for (std::size_t i = x.index + 1; i < evs.size(); ++i) {
+    const event& y = events_[evs[i]];
+    if (y.loc == none || y.loc != x.loc) return &y;
+  }
+  return nullptr;
+}
+const event* checker::prev_diff(const event& y) const {
+  const auto& evs = threads_[y.thread].events;
+  for (std::size_t i = y.index; i-- > 0;) {
+    const event& x = events_[evs[i]];
+    if (x.loc == none || x.loc != y.loc) return &x;
+  }
+  return nullptr;
+}
+
+/// scb = sb ∪ sb|≠loc;hb;sb|≠loc ∪ hb|loc ∪ mo ∪ fr
+bool checker::scb(const event& x, const event& y) const {
+  if (&x == &y) return false;
+  if (x.thread == y.thread && x.index < y.index) return true;
+  if (x.loc != none && x.loc == y.loc) {
+    if (hbq(x, y)) return true;
+    if (locs_[x.loc].kind != location::cell_loc && (x.rd || x.wr) && y.wr && key_of(x) < key_of(y)) return true;
+  }
+  const event* nx = next_diff(x);
+  if (!nx) return false;
+  const event* py = prev_diff(y);
+  return py && hbq(*nx, *py);
+}
+
+bool checker::psc_needed(const event& e, bool added) const {
+  if (sc_nodes_.size() + ((!added && e.sc) ? 1 : 0) < 2) return false;
+  if (e.sc) return true;
+  if (!(e.rd || e.wr) || sc_fences_ == 0) return false;
+  for (auto gid : sc_nodes_) {
+    const event& f = events_[gid];
+    if (f.kind == ek::fence && hbq(f, e)) return true;
+  }
+  return false;
+}
+
+/// The new event `gid` (the last one) may only add psc edges that touch it (or that start at
+/// an SC fence hb-before it); existing edges never change. Collect them and check that the
+/// psc graph stays acyclic.
+bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std::uint32_t>>* edges) {
+  const event& e = events_[gid];
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> add;
+  const std::size_t s = sc_nodes_.size();
+  const bool e_access = e.rd || e.wr;
+  const auto sc_of = [&](const event& x) { return static_cast<std::uint32_t>(x.sc_idx); };
+  if (e_access) {
+    // Targets reachable from e by scb (only mo ∪ fr: e is porf-maximal) or, from SC fences
+    // hb-before e, by eco (psc_F = [F];hb;eco;hb;[F]).
+    const location& l = locs_[e.loc];
+    const std::uint64_t ke = key_of(e);
+    std::vector<std::uint32_t> out_acc, out_fence_w, out_fence_eco;
+    for (auto yg : l.acc) {
+      const event& y = events_[yg];
+      if (yg == gid || key_of(y) <= ke) continue;
+      if (y.sc && y.wr) out_acc.push_back(sc_of(y));
+      for (auto fg : sc_nodes_) {
+        const event& f = events_[fg];
+        if (f.kind != ek::fence || !(hbq(y, f))) continue;
+        out_fence_eco.push_back(sc_of(f));
+        if (y.wr) out_fence_w.push_back(sc_of(f));
+      }
+    }
+    if (e.sc) {
+      for (auto b : out_acc) add.emplace_back(sc_of(e), b);
+      for (auto b : out_fence_w) add.emplace_back(sc_of(e), b);
+    }
+    for (auto fg : sc_nodes_) {
+      const event& f = events_[fg];
+      if (f.kind != ek::fence || !hbq(f, e)) continue;
+      for (auto b : out_acc) add.emplace_back(sc_of(f), b);
+      for (auto b : out_fence_eco) add.emplace_back(sc_of(f), b);
+    }
+    if (e.sc) {  // in-edges a -> e
+      for (auto ag : sc_nodes_) {
+        if (ag == gid) continue;
+        const event& a = events_[ag];
+        bool edge = false;
+        if (a.kind != ek::fence) {
+          edge = scb(a, e);
+        } else {
+          edge = scb(a, e);
+          for (std::size_t x = 0; !edge && x < events_.size(); ++x)
+            if (hbq(a, events_[x]) && scb(events_[x], e)) edge = true;
+        }
+        if (edge) add.emplace_back(sc_of(a), sc_of(e));
+      }
+    }
+  } else if (e.kind == ek::fence && e.sc) {
+    // in-edges a -> e. From an access: scb(a, b') for b' hb? e. From a fence: psc_F.
+    std::unordered_map<std::uint32_t, std::uint64_t> maxkey;  // per location, over accesses hb-before e
+    for (std::size_t x = 0; x < events_.size(); ++x) {
+      const event& y = events_[x];
+      if (x == gid || !(y.rd || y.wr) || !hbq(y, e)) continue;
+      auto [it, ins] = maxkey.emplace(y.loc, key_of(y));
+      if (!ins) it->second = std::max(it->second, key_of(y));
+    }
+    for (auto ag : sc_nodes_) {
+      if (ag == gid) continue;
+      const event& a = events_[ag];
+      bool edge = false;
+      if (a.kind != ek::fence) {
+        edge = scb(a, e);
+        for (std::size_t x = 0; !edge && x < events_.size(); ++x)
+          if (x != gid && hbq(events_[x], e) && scb(a, events_[x])) edge = true;
+      } else {
+        edge = hbq(a, e);
+        for (std::size_t x = 0; !edge && x < events_.size(); ++x) {
+          const event& y = events_[x];
+          if (!(y.rd || y.wr) || !hbq(a, y)) continue;
+          auto it = maxkey.find(y.loc);
+          if (it != maxkey.end() && key_of(y) < it->second) edge = true;
+        }
+      }
+      if (edge) add.emplace_back(sc_of(a), sc_of(e));
+    }
+  }
+  if (add.empty()) {
+    if (edges) edges->clear();
+    return true;
+  }
+  // acyclicity of committed ∪ new edges (DFS with colours over ≤ max_sc_events nodes)
+  std::vector<std::bitset<max_sc_events>> adj(psc_.begin(), psc_.end());
+  adj.resize(s);
+  for (auto [u, v] : add) {
+    if (u == v) return false;
+    adj[u].set(v);
+  }
+  std::vector<std::uint8_t> colour(s, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
+  for (std::uint32_t r = 0; r < s; ++r) {
+    if (colour[r]) continue;
+    stack.emplace_back(r, 0);
+    colour[r] = 1;
+    while (!stack.empty()) {
+      auto& [u, next] = stack.back();
+      bool pushed = false;
+      for (std::uint32_t v = next; v < s; ++v) {
+        if (!adj[u].test(v)) continue;
+        if (colour[v] == 1) return false;
+        if (colour[v] == 0) {
+          next = v + 1;
+          colour[v] = 1;
+          stack.emplace_back(v, 0);
+          pushed = true;
+          break;
+        }
+      }
+      if (!pushed) {
+        colour[stack.back().first] = 2;
+        stack.pop_back();
+      }
+    }
+  }
+  if (edges) *edges = std::move(add);
+  return true;
+}
+
+// -------------------------------------------------------------------------------------------
+// Reads and writes
+// -------------------------------------------------------------------------------------------
+/// Choose (and add) a read / RMW event. Candidates: writes at mo positions >= the coherence
+/// bound, not already read by an RMW (atomicity) if this becomes an RMW, filtered by psc.
+std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, std::uint32_t lid, bool is_cas,
+                                   std::uint64_t expected, const detail::access* a, std::uint64_t* value,
+                                   bool* success) {
+  location& l = locs_[lid];
+  mthread& th = threads_[cur_];
+  const std::uint32_t L = visible_bound(cur_, l);
+  std::uint32_t lo = L;
+  // fair visibility after a yield: the first read of each location reads the latest store
+  if (th.after_yield && std::find(th.read_since_yield.begin(), th.read_since_yield.end(), lid) == th.read_since_yield.end())
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+  const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  struct cand {
+    std::uint32_t w;
+    bool rmw;
+  };
+  std::vector<cand> cands;
+  for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
+    const std::uint32_t w = l.mo[p];
+    bool becomes_rmw = is_rmw_op && (!is_cas || (events_[w].wval & mask) == (expected & mask));
+    if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
+    cands.push_back(cand{w, becomes_rmw});
+  }
+  // build each candidate event, keep the psc-consistent ones
+  std::vector<event> ok;
+  for (const cand& c : cands) {
+    event e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
+    e.rd = true;
+    e.rf = c.w;
+    e.rval = events_[c.w].wval & mask;
+    if (c.rmw) {
+      e.wr = true;
+      e.kind = proto.kind == ek::lock ? ek::lock : ek::rmw;
+      const std::uint64_t old = e.rval, d = a ? a->operand : 0;
+      std::uint64_t nv = d;
+      if (a) switch (a->op) {
+          case detail::rmw_op::add: nv = old + d; break;
+          case detail::rmw_op::sub: nv = old - d; break;
+          case detail::rmw_op::bit_or: nv = old | d; break;
+          case detail::rmw_op::bit_and: nv = old & d; break;
+          default: break;
+        }
+      e.wval = nv & mask;
+    } else if (is_cas) {
+      e.kind = ek::cas_fail;
+      e.rel = false;
+    }
+    compute_views(e, th);
+    ok.push_back(e);
+  }
+  // filter by psc (and atomicity placement: the RMW write goes right after its source)
+  std::vector<event> good;
+  for (auto& e : ok) {
+    if (!psc_needed(e, false)) {
+      good.push_back(e);
+      continue;
+    }
+    const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
+    const auto gid = add_event(e, pos);
+    const bool fine = psc_ok(gid, nullptr);
+    remove_last_event();
+    if (fine) good.push_back(e);
+  }
+  if (good.empty()) {
+    pruned_ = true;
+    over_ = true;
+    switch_to_scheduler();
+    std::abort();
+  }
+  const std::uint32_t c = choose(static_cast<std::uint32_t>(good.size()));
+  event e = good[c];
+  const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
+  const auto gid = add_event(e, pos);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
+  commit(gid);
+  for (auto [u, v] : edges) psc_[u].set(v);
+  if (value) *value = events_[gid].rval;
+  if (success) *success = events_[gid].wr;
+  if (th.after_yield) th.read_since_yield.push_back(lid);
+  const event& r = events_[gid];
+  if (events_[r.rf].kind == ek::uninit)
+    fail("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
+                                   l.file + ":" + std::to_string(l.line) + ") before any store, at " + r.file + ":" +
+                                   std::to_string(r.line));
+  return gid;
+}
+
+/// Choose (and add) a plain write: any mo position after the coherence bound that does not
+/// split an RMW from the write it read.
+std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
+  location& l = locs_[lid];
+  mthread& th = threads_[cur_];
+  const std::uint32_t L = visible_bound(cur_, l);
+  std::vector<std::uint32_t> positions;
+  for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
+    if (p < l.mo.size() && events_[l.mo[p]].rd) continue;  // would split an RMW from its source
+    positions.push_back(p);
+  }
+  proto.wr = true;
+  compute_views(proto, th);
+  std::vector<std::uint32_t> good;
+  for (auto p : positions) {
+    if (!psc_needed(proto, false)) {
+      good.push_back(p);
+      continue;
+    }
+    const auto gid = add_event(proto, p);
+    const bool fine = psc_ok(gid, nullptr);
+    remove_last_event();
+    if (fine) good.push_back(p);
+  }
+  if (good.empty()) {
+    pruned_ = true;
+    over_ = true;
+    switch_to_scheduler();
+    std::abort();
+  }
+  const auto p = good[choose(static_cast<std::uint32_t>(good.size()))];
+  const auto gid = add_event(proto, p);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
+  commit(gid);
+  for (auto [u, v] : edges) psc_[u].set(v);
+  return gid;
+}
+
+void checker::after_write(std::uint32_t t) {
+  for (std::uint32_t o = 0; o < threads_.size(); ++o)
+    if (o != t && threads_[o].status == tstatus::yielded) threads_[o].status = tstatus::runnable;
+}
+
+// -------------------------------------------------------------------------------------------
+// Operations
+// -------------------------------------------------------------------------------------------
+std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64_t init, bool initialised,
+                                    detail::value_info info, const std::source_location& src) {
+  mthread& th = threads_[cur_];
+  const auto id = static_cast<std::uint32_t>(locs_.size());
+  location l;
+  l.kind = k;
+  l.info = info;
+  l.creator = cur_;
+  l.key = combine(th.key, ++th.locs);
+  l.file = src.file_name();
+  l.line = src.line();
+  locs_.push_back(std::move(l));
+  const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
+  event e = make_event(k == location::cell_loc ? ek::cell_init : (initialised ? ek::init : ek::uninit), id, src);
+  if (k != location::cell_loc) {
+    e.wr = true;
+    e.wval = init & mask;
+  }
+  compute_views(e, th);
+  const auto gid = add_event(e, none);
+  commit(gid);
+  return id;
+}
+
+void checker::end_location(std::uint32_t id) noexcept {
+  if (id == none || id >= locs_.size()) return;
+  location& l = locs_[id];
+  if (!live()) {
+    l.alive = false;
+    return;
+  }
+  // destruction must happen after every access (else it races with them)
+  const view& v = threads_[cur_].cur;
+  for (auto gid : l.acc) {
+    const event& a = events_[gid];
+    if (a.thread != cur_ && a.index >= v.c[a.thread]) {
+      fail("use after free", "L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
+                                 ") destroyed by t" + std::to_string(cur_) + " concurrently with its access by t" +
+                                 std::to_string(a.thread) + ":" + std::to_string(a.index) + " at " + a.file + ":" +
+                                 std::to_string(a.line));
+    }
+  }
+  l.alive = false;
+}
+
+detail::access_result checker::passthrough(std::uint32_t id, const detail::access& a) {
+  if (id >= locs_.size()) return {0, false};
+  location& l = locs_[id];
+  const std::uint64_t old = l.last_value;
+  if (a.cas) {
+    if (old == a.expected) {
+      l.last_value = a.operand;
+      return {old, true};
+    }
+    return {old, false};
+  }
+  if (a.is_write) l.last_value = a.operand;
+  return {old, true};
+}
+
+detail::access_result checker::access(std::uint32_t id, const detail::access& a, const std::source_location& src) {
+  if (!live()) return passthrough(id, a);
+  begin_op(src);
+  location& l = locs_[id];
+  if (!l.alive)
+    fail("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
+                               std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+  bool weakened = false;
+  const std::memory_order o = effective(a.site, &weakened);
+  event e = make_event(ek::load, id, src);
+  e.tag = a.site.tag ? a.site.tag : "";
+  e.declared = a.site.order;
+  e.order = o;
+  e.sc = o == std::memory_order_seq_cst;
+  detail::access_result r{0, true};
+  if (!a.is_write) {  // load
+    e.acq = is_acquire(o);
+    std::uint64_t v = 0;
+    read_choose(e, nullptr, id, false, 0, nullptr, &v, nullptr);
+    r.value = v;
+    return r;
+  }
+  if (a.op == detail::rmw_op::none && !a.cas) {  // store
+    e.kind = ek::store;
+    e.rel = is_release(o);
+    const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+    e.wval = a.operand & mask;
+    write_choose(e, id);
+    after_write(cur_);
+    return r;
+  }
+  // RMW / CAS: the success order applies when it writes; a failed CAS is a load with the
+  // failure order (its own tag).
+  e.kind = ek::rmw;
+  e.acq = is_acquire(o);
+  e.rel = is_release(o);
+  std::uint64_t v = 0;
+  bool ok = true;
+  if (a.cas) {
+    bool fw = false;
+    std::memory_order fo = effective(a.fail_site, &fw);
+    if (fo == std::memory_order_release) fo = std::memory_order_relaxed;
+    if (fo == std::memory_order_acq_rel) fo = std::memory_order_acquire;
+    // A read of a store equal to `expected` becomes the RMW (success order); any other read
+    // is a failed CAS: a load with the failure order and the failure site's tag.
+    event f = e;
+    f.kind = ek::cas_fail;
+    f.tag = a.fail_site.tag ? a.fail_site.tag : "";
+    f.declared = a.fail_site.order;
+    f.order = fo;
+    f.acq = is_acquire(fo);
+    f.rel = false;
+    f.sc = fo == std::memory_order_seq_cst;
+    read_choose(e, &f, id, true, a.expected, &a, &v, &ok);
+    r.value = v;
+    r.success = ok;
+    if (ok) after_write(cur_);
+    return r;
+  }
+  read_choose(e, nullptr, id, false, 0, &a, &v, &ok);
+  after_write(cur_);
+  r.value = v;
+  return r;
+}
+
+void checker::fence(order_site s, const std::source_location& src) {
+  begin_op(src);
+  bool weakened = false;
+  const std::memory_order o = effective(s, &weakened);
+  event e = make_event(ek::fence, none, src);
+  e.tag = s.tag ? s.tag : "";
+  e.declared = s.order;
+  e.order = o;
+  e.acq = is_acquire(o);
+  e.rel = is_release(o);
+  e.sc = o == std::memory_order_seq_cst;
+  compute_views(e, threads_[cur_]);
+  const auto gid = add_event(e, none);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true) && !psc_ok(gid, &edges)) {
+    // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
+    remove_last_event();
+    pruned_ = true;
+    over_ = true;
+    switch_to_scheduler();
+    std::abort();
+  }
+  commit(gid);
+  for (auto [u, v] : edges) psc_[u].set(v);
+}
+
+void checker::race_check(const event& e, const location& l) {
+  const bool w = e.kind == ek::cell_write;
+  for (auto gid : l.acc) {
+    const event& a = events_[gid];
+    if (&a == &e || a.thread == e.thread) continue;
+    const bool aw = a.kind == ek::cell_write || a.kind == ek::cell_init;
+    if (!w && !aw) continue;
+    if (!hbq(a, e)) {
+      fail("data race", std::string(w ? "write" : "read") + " of cell L" + std::to_string(e.loc) + " by t" +
+                            std::to_string(e.thread) + " at " + e.file + ":" + std::to_string(e.line) + " races with " +
+                            (aw ? "write" : "read") + " by t" + std::to_string(a.thread) + ":" + std::to_string(a.index) +
+                            " at " + a.file + ":" + std::to_string(a.line));
+    }
+  }
+}
+
+void checker::cell_access(std::uint32_t id, bool write, const std::source_location& src) {
+  if (!live()) return;
+  location& l = locs_[id];
+  if (!l.alive)
+    fail("use after free", "t" + std::to_string(cur_) + " accessed cell L" + std::to_string(id) + " (created at " + l.file +
+                               ":" + std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+  event e = make_event(write ? ek::cell_write : ek::cell_read, id, src);
+  compute_views(e, threads_[cur_]);
+  const auto gid = add_event(e, none);
+  commit(gid);
+  race_check(events_[gid], locs_[id]);
+}
+
+void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
+  mthread& th = threads_[cur_];
+  th.pend = pending::lock;
+  th.pend_arg = id;
+  begin_op(src);
+  th.pend = pending::idle;
+  event e = make_event(ek::lock, id, src);
+  e.order = e.declared = std::memory_order_acquire;
+  e.acq = true;
+  detail::access a;
+  a.op = detail::rmw_op::exchange;
+  a.operand = 1;
+  a.is_write = true;
+  // only the mo-last write (an unlock or the init) is readable: the lock is free
+  std::uint64_t v = 0;
+  bool ok = false;
+  const bool save = th.after_yield;
+  const auto saved_reads = th.read_since_yield;
+  th.after_yield = true;  // forces reading the mo-latest write (the lock is free)
+  th.read_since_yield.clear();
+  read_choose(e, nullptr, id, false, 0, &a, &v, &ok);
+  th.after_yield = save;
+  th.read_since_yield = saved_reads;
+  after_write(cur_);
+}
+
+bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) {
+  begin_op(src);
+  mthread& th = threads_[cur_];
+  location& l = locs_[id];
+  const bool free = events_[l.mo.back()].wval == 0;
+  event e = make_event(free ? ek::lock : ek::trylock_fail, id, src);
+  e.order = e.declared = free ? std::memory_order_acquire : std::memory_order_relaxed;
+  e.acq = free;
+  detail::access a;
+  a.op = detail::rmw_op::exchange;
+  a.operand = 1;
+  a.is_write = true;
+  std::uint64_t v = 0;
+  bool ok = false;
+  const bool save = th.after_yield;
+  const auto saved_reads = th.read_since_yield;
+  th.after_yield = true;
+  th.read_since_yield.clear();
+  read_choose(e, nullptr, id, false, 0, free ? &a : nullptr, &v, &ok);
+  th.after_yield = save;
+  th.read_since_yield = saved_reads;
+  if (free) after_write(cur_);
+  return free;
+}
+
+void checker::mutex_unlock(std::uint32_t id, const std::source_location& src) {
+  begin_op(src);
+  event e = make_event(ek::unlock, id, src);
+  e.order = e.declared = std::memory_order_release;
+  e.rel = true;
+  e.wval = 0;
+  write_choose(e, id);
+  after_write(cur_);
+}
+
+void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
+  if (!live()) return;
+  const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
+  for (;;) {
+    detail::access a;
+    a.site = s;
+    const auto r = access(id, a, src);
+    if ((r.value & mask) != (old & mask)) return;
+    mthread& th = threads_[cur_];
+    const std::uint32_t x = events_[th.events.back()].rf;
+    event e = make_event(ek::wait_block, id, src);
+    compute_views(e, th);
+    const auto gid = add_event(e, none);
+    commit(gid);
+    th.wait_loc = id;
+    th.wait_x = x;
+    th.status = opt_.spurious_wakeups ? tstatus::yielded : tstatus::blocked_wait;
+    if (opt_.spurious_wakeups) {
+      th.after_yield = true;
+      th.read_since_yield.clear();
+    }
+    switch_to_scheduler();  // resumed once notified (or, with spurious wake-ups, after a write)
+    th.wait_loc = none;
+  }
+}
+
+void checker::notify(std::uint32_t id, bool all, const std::source_location& src) {
+  if (!live()) return;
+  begin_op(src);
+  event e = make_event(ek::notify, id, src);
+  compute_views(e, threads_[cur_]);
+  // eligible waiters: blocked on id having read X, with some store Y to id, X mo-before Y,
+  // Y happens-before this notify ([atomics.wait]).
+  std::vector<std::uint32_t> eligible;
+  const location& l = locs_[id];
+  for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+    const mthread& th = threads_[t];
+    if (th.status != tstatus::blocked_wait || th.wait_loc != id) continue;
+    const std::uint32_t xp = events_[th.wait_x].mo_pos;
+    bool ok = false;
+    for (std::size_t p = xp + 1; p < l.mo.size() && !ok; ++p) {
+      const event& y = events_[l.mo[p]];
+      if (y.thread == e.thread ? y.index < e.index : y.index < e.v.c[y.thread]) ok = true;
+    }
+    if (ok) eligible.push_back(t);
+  }
+  if (!all && eligible.size() > 1) {
+    const auto c = choose(static_cast<std::uint32_t>(eligible.size()));
+    eligible = {eligible[c]};
+  }
+  if (!eligible.empty() && !all) e.other = eligible[0];
+  const auto gid = add_event(e, none);
+  commit(gid);
+  for (auto t : eligible) threads_[t].status = tstatus::runnable;
+}
+
+unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_location& src) {
+  begin_op(src);
+  if (threads_.size() >= max_threads) fail("model error", "more than " + std::to_string(max_threads) + " threads");
+  const auto child = static_cast<std::uint32_t>(threads_.size());
+  mthread& parent = threads_[cur_];
+  mthread th;
+  th.key = combine(parent.key, ++parent.children);
+  th.rng = mix64(th.key);
+  th.parent = cur_;
+  th.body = std::move(body);
+  event e = make_event(ek::spawn, none, src);
+  e.other = child;
+  compute_views(e, parent);
+  const auto gid = add_event(e, none);
+  commit(gid);
+  th.cur = events_[gid].v;  // the child starts hb-after the spawn
+  threads_.push_back(std::move(th));
+  return child;
+}
+
+void checker::join(unsigned t, const std::source_location& src) {
+  mthread& th = threads_[cur_];
+  th.pend = pending::join;
+  th.pend_arg = t;
+  begin_op(src);
+  th.pend = pending::idle;
+  event e = make_event(ek::join, none, src);
+  e.other = t;
+  compute_views(e, th);
+  e.v.join(threads_[t].cur);
+  const auto gid = add_event(e, none);
+  commit(gid);
+}
+
+void checker::yield(const std::source_location& src, bool spin) {
+  begin_op(src);
+  mthread& th = threads_[cur_];
+  event e = make_event(ek::yield, none, src);
+  e.tag = spin ? "spin_hint" : "yield";
+  compute_views(e, th);
+  const auto gid = add_event(e, none);
+  commit(gid);
+  th.after_yield = true;
+  th.read_since_yield.clear();
+  th.status = tstatus::yielded;
+}
+
+std::uint64_t checker::random(std::uint64_t bound) {
+  mthread& th = threads_[cur_];
+  th.rng ^= th.rng >> 12;
+  th.rng ^= th.rng << 25;
+  th.rng ^= th.rng >> 27;
+  const std::uint64_t r = th.rng * 0x2545F4914F6CDD1Dull;
+  return bound == 0 ? r : r % bound;
+}
+
+void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const char* what,
+                     const std::source_location& src) {
+  void* p = ::operator new(bytes, std::align_val_t(align));
+  region r;
+  r.bytes = bytes;
+  r.align = align;
+  r.array = array;
+  r.what = what;
+  r.file = src.file_name();
+  r.line = src.line();
+  r.thread = cur_;
+  regions_[p] = r;
+  return p;
+}
+
+bool checker::check_free(const void* p, bool array, const std::source_location& src) {
+  auto it = regions_.find(p);
+  if (it == regions_.end()) {
+    if (!live()) return false;
+    fail("invalid free", "t" + std::to_string(cur_) + " destroyed a pointer that checker_sync::make did not return, at " + where(src));
+  }
+  if (it->second.freed) {
+    if (!live()) return false;
+    fail("double free", "t" + std::to_string(cur_) + " destroyed " + it->second.what + " (made at " + it->second.file + ":" +
+                            std::to_string(it->second.line) + ") twice");
+  }
+  if (it->second.array != array && live())
+    fail("invalid free", std::string("destroy/destroy_array mismatch for memory made at ") + it->second.file + ":" +
+                             std::to_string(it->second.line));
+  return true;
+}
+
+void checker::release(void* p) noexcept {
+  auto it = regions_.find(p);
+  if (it != regions_.end()) it->second.freed = true;  // quarantined until the execution ends
+}
+
+// -------------------------------------------------------------------------------------------
+// Traces
+// -------------------------------------------------------------------------------------------
+std::string checker::where(const std::source_location& s) const {
+  std::string f = s.file_name();
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(s.line());
+}
+
+std::string checker::format_value(const location& l, std::uint64_t v) const {
+  char buf[40];
+  if (l.info.is_pointer) {
+    std::snprintf(buf, sizeof buf, "%#" PRIx64, v);
+    return v == 0 ? "nullptr" : buf;
+  }
+  if (l.info.is_signed && l.info.bits < 64 && (v >> (l.info.bits - 1)) & 1) v |= ~((1ull << l.info.bits) - 1);
+  if (l.info.is_signed)
+    std::snprintf(buf, sizeof buf, "%" PRId64, static_cast<std::int64_t>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64, v);
+  return buf;
+}
+
+std::string checker::describe(const event& e) const {
+  std::string s = "  t" + std::to_string(e.thread) + ":" + std::to_string(e.index) + "  " + kind_name(e.kind);
+  if (e.kind == ek::load || e.kind == ek::store || e.kind == ek::rmw || e.kind == ek::cas_fail || e.kind == ek::fence) {
+    s += std::string(" ") + order_name(e.order);
+    if (e.order != e.declared) s += std::string(" (weakened from ") + order_name(e.declared) + ")";
+  }
+  if (e.tag && *e.tag) s += std::string(" [") + e.tag + "]";
+  if (e.loc != none) s += " L" + std::to_string(e.loc);
+  if (e.rd && e.rf != none) {
+    const event& w = events_[e.rf];
+    s += " read " + format_value(locs_[e.loc], e.rval) + " from t" + std::to_string(w.thread) + ":" + std::to_string(w.index);
+  }
+  if (e.wr) s += " wrote " + format_value(locs_[e.loc], e.wval) + " (mo " + std::to_string(e.mo_pos) + ")";
+  if (e.other != none) s += " t" + std::to_string(e.other);
+  std::string f = e.file;
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  s += "  @" + f + ":" + std::to_string(e.line) + "\n";
+  return s;
+}
+
+std::string checker::trace() const {
+  std::string s = "trace (" + std::to_string(events_.size()) + " events, in execution order):\n";
+  for (const auto& e : events_) s += describe(e);
+  return s;
+}
+
+}  // namespace engine
+
+// -------------------------------------------------------------------------------------------
+// Public API and detail:: entry points
+// -------------------------------------------------------------------------------------------
+using engine::g;
+
+result check(std::function<std::unique_ptr<scenario>()> make, const options& o) {
+  if (g) {
+    std::fprintf(stderr, "pilfer model: check() is not reentrant\n");
+    std::abort();
+  }
+  engine::checker c(std::move(make), o);
+  return c.run();
+}
+
+const std::set<std::string>& seen_tags() { return engine::g_last_tags; }
+std::size_t current_execution_index() { return g ? g->execution_index() : 0; }
+bool in_execution() noexcept { return g && g->live(); }
+
+namespace detail {
+
+std::uint32_t new_atomic(const void* addr, std::uint64_t init, bool initialised, value_info info,
+                         const std::source_location& src) {
+  if (!in_execution()) return no_location;
+  return g->new_location(engine::location::atomic_loc, addr, init, initialised, info, src);
+}
+void end_location(std::uint32_t id) noexcept {
+  if (g && id != no_location) g->end_location(id);
+}
+access_result atomic_access(std::uint32_t id, const access& a, const std::source_location& src) {
+  return g->access(id, a, src);
+}
+void atomic_wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
+  if (g) g->wait(id, old, s, src);
+}
+void atomic_notify(std::uint32_t id, bool all, const std::source_location& src) {
+  if (g) g->notify(id, all, src);
+}
+void fence(order_site s, const std::source_location& src) {
+  if (in_execution()) g->fence(s, src);
+}
+std::uint32_t new_cell(const void* addr, const std::source_location& src) {
+  if (!in_execution()) return no_location;
+  return g->new_location(engine::location::cell_loc, addr, 0, true, value_info{64, false, false}, src);
+}
+void cell_access(std::uint32_t id, bool write, const std::source_location& src) {
+  if (g) g->cell_access(id, write, src);
+}
+std::uint32_t new_mutex(const void* addr, const std::source_location& src) {
+  if (!in_execution()) return no_location;
+  return g->new_location(engine::location::mutex_loc, addr, 0, true, value_info{8, false, false}, src);
+}
+void mutex_lock(std::uint32_t id, const std::source_location& src) {
+  if (in_execution()) g->mutex_lock(id, src);
+}
+bool mutex_try_lock(std::uint32_t id, const std::source_location& src) {
+  return !in_execution() || g->mutex_try_lock(id, src);
+}
+void mutex_unlock(std::uint32_t id, const std::source_location& src) {
+  if (in_execution()) g->mutex_unlock(id, src);
+}
+unsigned spawn(std::unique_ptr<task> t, const std::source_location& src) {
+  if (!in_execution()) {
+    std::fprintf(stderr, "pilfer model: checker_sync::thread created outside a model execution\n");
+    std::abort();
+  }
+  return g->spawn(std::move(t), src);
+}
+void join(unsigned t, const std::source_location& src) {
+  if (in_execution()) g->join(t, src);
+}
+void spin_hint(const std::source_location& src) {
+  if (in_execution()) g->yield(src, true);
+}
+void yield(const std::source_location& src) {
+  if (in_execution()) g->yield(src, false);
+}
+std::uint64_t random(std::uint64_t bound) {
+  if (in_execution()) return g->random(bound);
+  static std::uint64_t s = 0x9E3779B97F4A7C15ull;
+  s = engine::mix64(s + 1);
+  return bound == 0 ? s : s % bound;
+}
+void*& thread_slot(const void* key) {
+  if (g) return g->thread_slot(key);
+  static std::map<const void*, void*> outside;
+  return outside[key];
+}
+unsigned thread_id() noexcept { return g ? g->thread_id() : 0u; }
+
+void* tracked_alloc(std::size_t bytes, std::size_t align, std::size_t, bool array, const char* what,
+                    const std::source_location& src) {
+  if (!in_execution()) return ::operator new(bytes, std::align_val_t(align));
+  return g->alloc(bytes, align, array, what, src);
+}
+bool tracked_check_free(const void* p, bool array, const std::source_location& src) {
+  if (!g) return true;
+  return g->check_free(p, array, src);
+}
+void tracked_release(void* p) noexcept {
+  if (g) {
+    g->release(p);
+    return;
+  }
+  ::operator delete(p);
+}
+
+void assertion_failed(const char* expr, const char* file, int line) {
+  std::string f = file;
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " + f + ":" + std::to_string(line);
+  if (in_execution()) g->fail("assertion", msg);
+  std::fprintf(stderr, "pilfer model: %s\n", msg.c_str());
+  std::abort();
+}
+
+}  // namespace detail
+}  // namespace pilfer::model

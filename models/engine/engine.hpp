@@ -1,0 +1,141 @@
+// models/engine/engine.hpp — internal data structures of pilfer's model checker.
+//
+// Vocabulary (RC11, Lahav et al. PLDI 2017; graph layout as in RCMC/GenMC):
+//   event   one operation of one modelled thread: atomic access, fence, cell access,
+//           spawn/join, notify, yield, ... Identified by gid (order of addition) and by
+//           (thread, index) — the canonical name used in traces, hashes and rf.
+//   rf      reads-from: every read event names the write event it took its value from
+//           (the location's init write included).
+//   mo      modification order: per atomic location, the list of its write events.
+//   view    a vector clock: view[u] = number of events of thread u that happen-before
+//           (and including) the event. hb(x, y)  <=>  x.index < y.view[x.thread], x != y.
+//   relv    a write's release view: what an acquire read of it (or a later acquire fence
+//           after a relaxed read of it) adds to its thread's view. Encodes RC11's sw with
+//           release sequences rs = [W]; sb|loc?; [W]; (rf; rmw)* and fences.
+//   key     position on a location used for eco: a write has key 2*mo_pos, a pure read has
+//           2*mo_pos(rf)+1; eco(x, y) <=> same location and key(x) < key(y).
+#pragma once
+
+#include <pilfer/model/checker.hpp>
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <ucontext.h>
+
+namespace pilfer::model::engine {
+
+inline constexpr std::size_t max_threads = 16;
+inline constexpr std::size_t max_sc_events = 512;
+inline constexpr std::uint32_t none = 0xFFFFFFFFu;
+
+struct view {
+  std::array<std::uint32_t, max_threads> c{};
+  void join(const view& o) noexcept {
+    for (std::size_t i = 0; i < max_threads; ++i)
+      if (o.c[i] > c[i]) c[i] = o.c[i];
+  }
+};
+
+enum class ek : std::uint8_t {
+  init, uninit, load, store, rmw, cas_fail, fence, cell_init, cell_read, cell_write,
+  spawn, join, yield, notify, wait_block, lock, trylock_fail, unlock, finish
+};
+
+struct event {
+  ek kind = ek::load;
+  std::uint16_t thread = 0;
+  std::uint32_t index = 0;
+  std::uint32_t loc = none;
+  std::memory_order order = std::memory_order_relaxed;  // effective order
+  std::memory_order declared = std::memory_order_relaxed;
+  bool sc = false;       // seq_cst access or fence (psc node)
+  bool rd = false;       // reads an atomic location (has rf)
+  bool wr = false;       // writes an atomic location (in mo)
+  bool acq = false;      // acquire semantics (read part / fence)
+  bool rel = false;      // release semantics (write part / fence)
+  const char* tag = "";
+  const char* file = "";
+  unsigned line = 0;
+  std::uint64_t rval = 0, wval = 0;
+  std::uint32_t rf = none;      // gid of the write read from
+  std::uint32_t mo_pos = none;  // index in its location's mo list (writes)
+  std::int32_t sc_idx = -1;     // index among psc nodes
+  std::uint32_t other = none;   // spawn: child; join: target; notify: woken thread
+  view v;     // hb view including this event
+  view relv;  // writes: release view
+};
+
+struct location {
+  enum kind_t : std::uint8_t { atomic_loc, cell_loc, mutex_loc } kind = atomic_loc;
+  bool alive = true;
+  detail::value_info info{64, false, false};
+  std::uint64_t key = 0;
+  std::uint32_t creator = 0;
+  const char* file = "";
+  unsigned line = 0;
+  std::vector<std::uint32_t> mo;   // write gids in modification order
+  std::vector<std::uint32_t> acc;  // every access gid
+  std::uint64_t last_value = 0;    // value of the mo-last write (teardown after an abort)
+  std::uint64_t mo_ha = 0, mo_hb = 0;
+};
+
+enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished };
+enum class pending : std::uint8_t { idle, lock, join };
+
+struct mthread {
+  tstatus status = tstatus::runnable;
+  pending pend = pending::idle;
+  std::uint32_t pend_arg = 0;
+  bool started = false;
+  ucontext_t ctx{};
+  std::unique_ptr<detail::task> body;
+  std::uint64_t key = 0;
+  std::uint32_t parent = none;
+  std::uint32_t children = 0, locs = 0;
+  std::vector<std::uint32_t> events;
+  view cur, fence_rel, acq_pending;
+  std::vector<std::pair<std::uint32_t, view>> loc_rel;  // same-location release bases
+  std::uint64_t ha = 0, hb = 0;                         // running hash of the event sequence
+  std::map<const void*, void*> slots;
+  std::uint64_t rng = 0;
+  bool after_yield = false;
+  std::vector<std::uint32_t> read_since_yield;
+  std::uint32_t wait_loc = none, wait_x = none;
+};
+
+struct region {
+  std::size_t bytes = 0, align = 0;
+  bool array = false, freed = false;
+  const char* what = "";
+  const char* file = "";
+  unsigned line = 0;
+  std::uint32_t thread = 0;
+};
+
+struct hash128 {
+  std::uint64_t a, b;
+  bool operator==(const hash128&) const = default;
+};
+struct hash128_hasher {
+  std::size_t operator()(const hash128& h) const noexcept { return static_cast<std::size_t>(h.a ^ (h.b * 31)); }
+};
+
+struct decision {
+  std::uint32_t chosen, count;
+};
+
+/// Thrown nowhere: failures switch back to the scheduler and the fiber is abandoned.
+struct failure {
+  std::string kind, message;
+};
+
+}  // namespace pilfer::model::engine

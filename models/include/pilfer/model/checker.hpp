@@ -1,0 +1,506 @@
+// pilfer/model/checker.hpp — pilfer's stateless model checker for C++20 code under RC11.
+//
+// The checker runs the REAL headers of lib/ (instantiated with `checker_sync` instead of
+// `pilfer::std_sync`) inside a `scenario`: a few threads (fibers on one OS thread) that
+// call the component and assert an invariant. It explores every execution the RC11 memory
+// model (Lahav et al., PLDI 2017) allows — every interleaving, every store a load may read
+// from, every modification order — within the stated bounds, and reports the first failure
+// with a trace and a replay token. See models/README.md for the exact model and its limits.
+//
+//   struct mp : pilfer::model::scenario {
+//     using S = pilfer::model::checker_sync;
+//     S::atomic<int> data{0}, flag{0};
+//     int seen = -1;
+//     mp() : scenario(2) {}
+//     void thread(unsigned i) override {
+//       if (i == 0) { data.store(1, PILFER_SITE("t.d", relaxed)); flag.store(1, PILFER_SITE("t.f", release)); }
+//       else if (flag.load(PILFER_SITE("t.fl", acquire)) == 1)
+//         PILFER_MODEL_ASSERT(data.load(PILFER_SITE("t.dl", relaxed)) == 1);
+//     }
+//   };
+//   auto r = pilfer::model::check<mp>();   // r.ok, r.executions, r.summary()
+//
+// Threads: the scenario's `before()` runs on the main model thread, then `thread(i)` for
+// i = 0..threads()-1 run concurrently, then `after()` on the main thread (hb-after all).
+// Components may create further threads with `checker_sync::thread`.
+#pragma once
+
+#include <pilfer/sync.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <new>
+#include <optional>
+#include <set>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace pilfer::model {
+
+// ---------------------------------------------------------------------------------------------
+// Options and results
+// ---------------------------------------------------------------------------------------------
+
+enum class mode {
+  exhaustive,  ///< DFS over all scheduling / reads-from / modification-order decisions (memoised)
+  random       ///< `iterations` executions, every decision drawn from a seeded PRNG
+};
+
+struct options {
+  mode how = mode::exhaustive;
+  std::uint64_t seed = 0;                    ///< random mode: PRNG seed (printed by the tools)
+  std::size_t iterations = 1000;             ///< random mode: executions to sample
+  std::size_t max_steps = 2000;              ///< events per thread before "livelock" is reported
+  std::optional<unsigned> preemption_bound;  ///< exhaustive: bound on preemptive switches
+  std::size_t max_executions = 0;            ///< 0 = unlimited; when hit, result.complete = false
+  bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
+  bool verbose = false;                      ///< print each execution's trace (debugging only)
+  bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
+  /// Sensitivity: a site whose tag is a key here uses the mapped order instead of its own.
+  std::map<std::string, std::memory_order> weaken;
+  /// A token from result::replay_token: re-run exactly that execution and print its trace.
+  std::string replay;
+};
+
+struct result {
+  bool ok = true;
+  std::size_t executions = 0;  ///< complete RC11-consistent executions explored
+  std::size_t states = 0;      ///< distinct partial execution graphs visited
+  std::size_t blocked = 0;     ///< executions cut short: memoised state reached / no consistent choice
+  bool complete = false;       ///< the whole space was covered within the stated bounds
+  double seconds = 0;
+  /// "", "assertion", "data race", "deadlock", "livelock", "use after free", "double free",
+  /// "leak", "uninitialised read", "invalid free", "model error"
+  std::string kind;
+  std::string message;       ///< what failed, with file:line
+  std::string trace;         ///< one line per event of the failing execution
+  std::string replay_token;  ///< pass back in options::replay to reproduce the failure
+  std::set<std::string> tags;  ///< every order-site tag executed during this check
+  std::string summary() const;  ///< one line: ok/FAIL, executions, states, complete?, seconds
+};
+
+/// A test program: a fresh object is made (by the factory given to check()) for every
+/// execution, on the main model thread, so members that are checker atomics/cells belong to
+/// that execution. Leak checking happens after the scenario object is destroyed: memory made
+/// with checker_sync::make and not destroyed by then is reported as "leak".
+class scenario {
+ public:
+  explicit scenario(unsigned threads);
+  virtual ~scenario();
+  scenario(const scenario&) = delete;
+  scenario& operator=(const scenario&) = delete;
+
+  virtual void before() {}                  ///< single-threaded, before the threads start
+  virtual void thread(unsigned index) = 0;  ///< bodies 0..threads()-1, run concurrently
+  virtual void after() {}                   ///< after all threads are joined (hb-after them)
+  unsigned threads() const noexcept { return threads_; }
+
+ private:
+  unsigned threads_;
+};
+
+/// Explore `make`'s scenario. Never throws for a failing scenario: the failure is the result.
+result check(std::function<std::unique_ptr<scenario>()> make, const options& = {});
+
+/// Convenience: check<my_scenario>(opts, ctor_args...).
+template <class S, class... A>
+result check(const options& o = {}, A... a) {
+  return check([=]() -> std::unique_ptr<scenario> { return std::make_unique<S>(a...); }, o);
+}
+
+/// Tags seen by the most recent check() (same as its result.tags).
+const std::set<std::string>& seen_tags();
+
+/// Index (0-based) of the execution being run by the current check(); usable inside scenarios.
+std::size_t current_execution_index();
+
+/// True while a model execution is running on this OS thread (inside check()).
+bool in_execution() noexcept;
+
+// ---------------------------------------------------------------------------------------------
+// Engine entry points used by checker_sync (type-erased; values travel as 64-bit patterns)
+// ---------------------------------------------------------------------------------------------
+namespace detail {
+
+inline constexpr std::uint32_t no_location = 0xFFFFFFFFu;
+
+enum class rmw_op : std::uint8_t { none, exchange, add, sub, bit_or, bit_and };
+
+struct value_info {
+  unsigned bits;  ///< 8 * sizeof(T)
+  bool is_signed;
+  bool is_pointer;
+};
+
+template <class T>
+constexpr value_info info_of() noexcept {
+  return value_info{static_cast<unsigned>(8 * sizeof(T)), std::is_signed_v<T>, std::is_pointer_v<T>};
+}
+
+template <class T>
+std::uint64_t to_bits(const T& v) noexcept {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
+                "checker_sync::atomic<T> needs a trivially copyable T of at most 8 bytes");
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T>
+T from_bits(std::uint64_t b) noexcept {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+/// Register an atomic location; returns its id (no_location outside an execution).
+std::uint32_t new_atomic(const void* addr, std::uint64_t init, bool initialised, value_info,
+                         const std::source_location&);
+/// The object holding location `id` was destroyed: later accesses are "use after free".
+void end_location(std::uint32_t id) noexcept;
+
+/// load (op none, !is_write), store (op none, is_write), RMWs (op != none), CAS (cas = true).
+struct access {
+  rmw_op op = rmw_op::none;
+  bool is_write = false;
+  bool cas = false;
+  bool weak = false;
+  std::uint64_t operand = 0;   ///< value stored / added / desired
+  std::uint64_t expected = 0;  ///< CAS only
+  order_site site{std::memory_order_relaxed, ""};
+  order_site fail_site{std::memory_order_relaxed, ""};  ///< CAS only
+};
+struct access_result {
+  std::uint64_t value;  ///< value read (loads, RMWs, CAS: the value found)
+  bool success;         ///< CAS only
+};
+access_result atomic_access(std::uint32_t id, const access&, const std::source_location&);
+void atomic_wait(std::uint32_t id, std::uint64_t old, order_site, const std::source_location&);
+void atomic_notify(std::uint32_t id, bool all, const std::source_location&);
+void fence(order_site, const std::source_location&);
+
+std::uint32_t new_cell(const void* addr, const std::source_location&);
+void cell_access(std::uint32_t id, bool write, const std::source_location&);
+
+std::uint32_t new_mutex(const void* addr, const std::source_location&);
+void mutex_lock(std::uint32_t id, const std::source_location&);
+bool mutex_try_lock(std::uint32_t id, const std::source_location&);
+void mutex_unlock(std::uint32_t id, const std::source_location&);
+
+struct task {
+  virtual ~task() = default;
+  virtual void run() = 0;
+};
+template <class F>
+struct task_of final : task {
+  F f;
+  explicit task_of(F&& g) : f(std::move(g)) {}
+  void run() override { f(); }
+};
+unsigned spawn(std::unique_ptr<task>, const std::source_location&);
+void join(unsigned thread, const std::source_location&);
+
+void spin_hint(const std::source_location&);
+void yield(const std::source_location&);
+std::uint64_t random(std::uint64_t bound);
+void*& thread_slot(const void* key);
+unsigned thread_id() noexcept;
+
+void* tracked_alloc(std::size_t bytes, std::size_t align, std::size_t count, bool array,
+                    const char* what, const std::source_location&);
+/// Validate a destroy; false (after recording "double free"/"invalid free") ends the execution.
+bool tracked_check_free(const void* p, bool array, const std::source_location&);
+/// Quarantine the (already destructed) region until the execution ends.
+void tracked_release(void* p) noexcept;
+
+[[noreturn]] void assertion_failed(const char* expr, const char* file, int line);
+
+}  // namespace detail
+
+/// Tag for the "uninitialised" atomic constructor: the initial value may not be read.
+struct uninit_t {
+  explicit uninit_t() = default;
+};
+inline constexpr uninit_t uninit{};
+
+// ---------------------------------------------------------------------------------------------
+// checker_sync: the Sync policy that runs pilfer's headers under the checker
+// ---------------------------------------------------------------------------------------------
+struct checker_sync {
+  static constexpr bool is_model = true;
+
+  template <class T>
+  class atomic {
+   public:
+    atomic(std::source_location loc = std::source_location::current()) noexcept  // NOLINT
+        : id_(detail::new_atomic(this, detail::to_bits(T()), true, detail::info_of<T>(), loc)),
+          raw_(detail::to_bits(T())) {}
+    explicit atomic(T v, std::source_location loc = std::source_location::current()) noexcept
+        : id_(detail::new_atomic(this, detail::to_bits(v), true, detail::info_of<T>(), loc)),
+          raw_(detail::to_bits(v)) {}
+    explicit atomic(uninit_t, std::source_location loc = std::source_location::current()) noexcept
+        : id_(detail::new_atomic(this, 0, false, detail::info_of<T>(), loc)), raw_(0) {}
+    ~atomic() { detail::end_location(id_); }
+    atomic(const atomic&) = delete;
+    atomic& operator=(const atomic&) = delete;
+
+    T load(order_site s, std::source_location loc = std::source_location::current()) const {
+      detail::access a;
+      a.site = s;
+      return from(a, loc).value_;
+    }
+    void store(T v, order_site s, std::source_location loc = std::source_location::current()) {
+      detail::access a;
+      a.is_write = true;
+      a.operand = detail::to_bits(v);
+      a.site = s;
+      (void)from(a, loc);
+    }
+    T exchange(T v, order_site s, std::source_location loc = std::source_location::current()) {
+      return rmw(detail::rmw_op::exchange, v, s, loc);
+    }
+    bool compare_exchange_strong(T& expected, T desired, order_site success, order_site failure,
+                                 std::source_location loc = std::source_location::current()) {
+      return cas(expected, desired, success, failure, false, loc);
+    }
+    bool compare_exchange_weak(T& expected, T desired, order_site success, order_site failure,
+                               std::source_location loc = std::source_location::current()) {
+      return cas(expected, desired, success, failure, true, loc);
+    }
+    T fetch_add(T d, order_site s, std::source_location loc = std::source_location::current())
+      requires std::is_integral_v<T>
+    {
+      return rmw(detail::rmw_op::add, d, s, loc);
+    }
+    T fetch_sub(T d, order_site s, std::source_location loc = std::source_location::current())
+      requires std::is_integral_v<T>
+    {
+      return rmw(detail::rmw_op::sub, d, s, loc);
+    }
+    T fetch_or(T d, order_site s, std::source_location loc = std::source_location::current())
+      requires std::is_integral_v<T>
+    {
+      return rmw(detail::rmw_op::bit_or, d, s, loc);
+    }
+    T fetch_and(T d, order_site s, std::source_location loc = std::source_location::current())
+      requires std::is_integral_v<T>
+    {
+      return rmw(detail::rmw_op::bit_and, d, s, loc);
+    }
+    /// Blocks while the value read equals `old` (a notify re-checks; no spurious wake-ups
+    /// unless options::spurious_wakeups). A wait nobody notifies ends as "deadlock".
+    void wait(T old, order_site s, std::source_location loc = std::source_location::current()) const {
+      if (id_ == detail::no_location) return;
+      detail::atomic_wait(id_, detail::to_bits(old), s, loc);
+    }
+    void notify_one(std::source_location loc = std::source_location::current()) {
+      if (id_ != detail::no_location) detail::atomic_notify(id_, false, loc);
+    }
+    void notify_all(std::source_location loc = std::source_location::current()) {
+      if (id_ != detail::no_location) detail::atomic_notify(id_, true, loc);
+    }
+
+   private:
+    struct out {
+      T value_;
+      bool ok_;
+    };
+    out from(const detail::access& a, const std::source_location& loc) const {
+      if (id_ == detail::no_location) return local(a);
+      const auto r = detail::atomic_access(id_, a, loc);
+      return out{detail::from_bits<T>(r.value), r.success};
+    }
+    T rmw(detail::rmw_op op, T v, order_site s, const std::source_location& loc) {
+      detail::access a;
+      a.op = op;
+      a.is_write = true;
+      a.operand = detail::to_bits(v);
+      a.site = s;
+      return from(a, loc).value_;
+    }
+    bool cas(T& expected, T desired, order_site s, order_site f, bool weak,
+             const std::source_location& loc) {
+      detail::access a;
+      a.cas = true;
+      a.weak = weak;
+      a.is_write = true;
+      a.operand = detail::to_bits(desired);
+      a.expected = detail::to_bits(expected);
+      a.site = s;
+      a.fail_site = f;
+      const out r = from(a, loc);
+      if (!r.ok_) expected = r.value_;
+      return r.ok_;
+    }
+    // Outside an execution (e.g. a scenario object built by a test directly) the atomic is a
+    // plain single-threaded value.
+    out local(const detail::access& a) const {
+      const T old = detail::from_bits<T>(raw_);
+      if (a.cas) {
+        if (raw_ == a.expected) {
+          raw_ = a.operand;
+          return out{old, true};
+        }
+        return out{old, false};
+      }
+      if (!a.is_write) return out{old, true};
+      if constexpr (std::is_integral_v<T>) {
+        const T d = detail::from_bits<T>(a.operand);
+        switch (a.op) {
+          case detail::rmw_op::add: raw_ = detail::to_bits(static_cast<T>(old + d)); return out{old, true};
+          case detail::rmw_op::sub: raw_ = detail::to_bits(static_cast<T>(old - d)); return out{old, true};
+          case detail::rmw_op::bit_or: raw_ = detail::to_bits(static_cast<T>(old | d)); return out{old, true};
+          case detail::rmw_op::bit_and: raw_ = detail::to_bits(static_cast<T>(old & d)); return out{old, true};
+          default: break;
+        }
+      }
+      raw_ = a.operand;
+      return out{old, true};
+    }
+
+    std::uint32_t id_;
+    mutable std::uint64_t raw_;
+  };
+
+  static void fence(order_site s, std::source_location loc = std::source_location::current()) {
+    if (in_execution()) detail::fence(s, loc);
+  }
+
+  /// Plain shared memory: every read()/write() is checked for data races (not a scheduling
+  /// point). The reference must not be kept across a scheduling point.
+  template <class T>
+  class cell {
+   public:
+    template <class... A>
+    explicit cell(A&&... a) : v_(std::forward<A>(a)...), id_(detail::new_cell(this, std::source_location::current())) {}
+    ~cell() { detail::end_location(id_); }
+    cell(const cell&) = delete;
+    cell& operator=(const cell&) = delete;
+    const T& read(std::source_location loc = std::source_location::current()) const {
+      if (id_ != detail::no_location) detail::cell_access(id_, false, loc);
+      return v_;
+    }
+    T& write(std::source_location loc = std::source_location::current()) {
+      if (id_ != detail::no_location) detail::cell_access(id_, true, loc);
+      return v_;
+    }
+
+   private:
+    T v_;
+    std::uint32_t id_;
+  };
+
+  /// A mutex: lock() is enabled only while the mutex is free (acquire RMW reading the latest
+  /// unlock, which is a release store): a lock cycle ends as "deadlock".
+  class mutex {
+   public:
+    mutex(std::source_location loc = std::source_location::current())  // NOLINT
+        : id_(detail::new_mutex(this, loc)) {}
+    ~mutex() { detail::end_location(id_); }
+    mutex(const mutex&) = delete;
+    mutex& operator=(const mutex&) = delete;
+    void lock(std::source_location loc = std::source_location::current()) {
+      if (id_ != detail::no_location) detail::mutex_lock(id_, loc);
+    }
+    bool try_lock(std::source_location loc = std::source_location::current()) {
+      return id_ == detail::no_location || detail::mutex_try_lock(id_, loc);
+    }
+    void unlock(std::source_location loc = std::source_location::current()) {
+      if (id_ != detail::no_location) detail::mutex_unlock(id_, loc);
+    }
+
+   private:
+    std::uint32_t id_;
+  };
+
+  /// A modelled thread (a fiber). Thread creation and join are synchronising events.
+  class thread {
+   public:
+    thread() noexcept = default;
+    template <class F>
+    explicit thread(F&& f, std::source_location loc = std::source_location::current())
+        : id_(detail::spawn(std::make_unique<detail::task_of<std::decay_t<F>>>(std::decay_t<F>(std::forward<F>(f))), loc)),
+          joinable_(true) {}
+    thread(thread&& o) noexcept : id_(o.id_), joinable_(std::exchange(o.joinable_, false)) {}
+    thread& operator=(thread&& o) noexcept {
+      id_ = o.id_;
+      joinable_ = std::exchange(o.joinable_, false);
+      return *this;
+    }
+    ~thread() = default;
+    void join(std::source_location loc = std::source_location::current()) {
+      if (joinable_) detail::join(id_, loc);
+      joinable_ = false;
+    }
+    bool joinable() const noexcept { return joinable_; }
+
+   private:
+    unsigned id_ = 0;
+    bool joinable_ = false;
+  };
+
+  /// Spin hint / yield: the thread is not scheduled again until another thread writes to
+  /// shared memory (or nothing else can run); its next read of each location reads the
+  /// latest store (fair visibility). See README "spin loops".
+  static void spin_hint(std::source_location loc = std::source_location::current()) {
+    if (in_execution()) detail::spin_hint(loc);
+  }
+  static void yield(std::source_location loc = std::source_location::current()) {
+    if (in_execution()) detail::yield(loc);
+  }
+  /// Deterministic per modelled thread (seeded from the thread's identity), so an execution
+  /// is a function of its scheduling/reads-from decisions.
+  static std::uint64_t random(std::uint64_t bound) { return detail::random(bound); }
+
+  template <class Key>
+  static void*& thread_slot() noexcept {
+    static const char key = 0;
+    return detail::thread_slot(&key);
+  }
+
+  using thread_id_type = unsigned;
+  static thread_id_type thread_id() noexcept { return detail::thread_id(); }
+
+  template <class T, class... A>
+  static T* make(A&&... a) {
+    void* p = detail::tracked_alloc(sizeof(T), alignof(T), 1, false, "make",
+                                    std::source_location::current());
+    return ::new (p) T(std::forward<A>(a)...);
+  }
+  template <class T>
+  static void destroy(T* p) {
+    if (p == nullptr) return;
+    if (!detail::tracked_check_free(p, false, std::source_location::current())) return;
+    p->~T();
+    detail::tracked_release(p);
+  }
+  template <class T>
+  static T* make_array(std::size_t n) {
+    void* p = detail::tracked_alloc(sizeof(T) * (n == 0 ? 1 : n), alignof(T), n, true, "make_array",
+                                    std::source_location::current());
+    T* a = static_cast<T*>(p);
+    for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(a + i)) T();
+    return a;
+  }
+  template <class T>
+  static void destroy_array(T* p, std::size_t n) {
+    if (p == nullptr) return;
+    if (!detail::tracked_check_free(p, true, std::source_location::current())) return;
+    for (std::size_t i = n; i > 0; --i) p[i - 1].~T();
+    detail::tracked_release(p);
+  }
+};
+
+}  // namespace pilfer::model
+
+/// Inside a scenario: record a failure (kind "assertion", with the expression and file:line)
+/// and end the execution when `cond` is false.
+#define PILFER_MODEL_ASSERT(cond)                                                 \
+  do {                                                                            \
+    if (!(cond)) ::pilfer::model::detail::assertion_failed(#cond, __FILE__, __LINE__); \
+  } while (false)

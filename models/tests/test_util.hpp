@@ -1,0 +1,72 @@
+// models/tests/test_util.hpp — tiny harness for the engine self-tests: each test is a
+// function returning true on success; outcome sets are collected from scenario::after().
+#pragma once
+
+#include <pilfer/model/checker.hpp>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pilfer::model::test {
+
+using S = checker_sync;
+using outcome = std::vector<long>;
+using outcome_set = std::set<outcome>;
+
+/// Where after() records what the threads saw (one OS thread; fibers share it).
+inline outcome_set*& sink() {
+  static outcome_set* s = nullptr;
+  return s;
+}
+inline void record(outcome o) {
+  if (sink()) sink()->insert(std::move(o));
+}
+
+inline std::string show(const outcome_set& s) {
+  std::string r = "{";
+  for (const auto& o : s) {
+    r += " (";
+    for (std::size_t i = 0; i < o.size(); ++i) r += (i ? "," : "") + std::to_string(o[i]);
+    r += ")";
+  }
+  return r + " }";
+}
+
+/// Run S exhaustively; return the outcome set (and the result through *res).
+template <class Scn>
+outcome_set outcomes(result* res = nullptr, options o = {}) {
+  outcome_set s;
+  sink() = &s;
+  result r = check<Scn>(o);
+  sink() = nullptr;
+  if (res) *res = r;
+  return s;
+}
+
+struct runner {
+  int failures = 0;
+  void expect(bool cond, const std::string& name, const std::string& detail = "") {
+    std::printf("%s %s%s%s\n", cond ? "PASS" : "FAIL", name.c_str(), detail.empty() ? "" : "  ", detail.c_str());
+    if (!cond) ++failures;
+  }
+  /// Exact expected outcome set, and the exploration must be complete and ok.
+  void expect_outcomes(const std::string& name, const outcome_set& got, const outcome_set& want, const result& r) {
+    expect(r.ok && r.complete && got == want, name,
+           "got " + show(got) + " want " + show(want) + "  [" + r.summary() + "]" + (r.ok ? "" : "\n" + r.message + "\n" + r.trace));
+  }
+  void expect_failure(const std::string& name, const result& r, const std::string& kind) {
+    expect(!r.ok && r.kind == kind, name,
+           "[" + r.summary() + "] expected kind=" + kind + (r.ok ? "" : " message: " + r.message));
+  }
+  void expect_ok(const std::string& name, const result& r) {
+    expect(r.ok && r.complete, name, "[" + r.summary() + "]" + (r.ok ? "" : " " + r.kind + ": " + r.message + "\n" + r.trace));
+  }
+  int done() const {
+    std::printf("%s: %d failure(s)\n", failures ? "FAILED" : "ALL PASSED", failures);
+    return failures ? 1 : 0;
+  }
+};
+
+}  // namespace pilfer::model::test

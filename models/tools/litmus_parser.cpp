@@ -1,0 +1,1226 @@
+// litmus_parser.cpp — lexer, recursive-descent parser and AST interpreter for
+// herd7 C litmus tests. See litmus_parser.hpp for the accepted syntax.
+#include "litmus_parser.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace pilfer::litmus {
+
+parse_error::parse_error(int line, int column, const std::string& what)
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + what),
+      line_(line),
+      column_(column) {}
+
+const char* order_name(order o) noexcept {
+  switch (o) {
+    case order::relaxed: return "relaxed";
+    case order::consume: return "consume";
+    case order::acquire: return "acquire";
+    case order::release: return "release";
+    case order::acq_rel: return "acq_rel";
+    case order::seq_cst: return "seq_cst";
+  }
+  return "?";
+}
+
+int program::find_location(const std::string& n) const {
+  for (std::size_t i = 0; i < locations.size(); ++i)
+    if (locations[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+value apply_rmw(rmw_op op, value old, value operand) noexcept {
+  const auto u = static_cast<std::uint64_t>(old);
+  const auto w = static_cast<std::uint64_t>(operand);
+  switch (op) {
+    case rmw_op::exchange: return operand;
+    case rmw_op::add: return static_cast<value>(u + w);
+    case rmw_op::sub: return static_cast<value>(u - w);
+    case rmw_op::bit_or: return static_cast<value>(u | w);
+    case rmw_op::bit_and: return static_cast<value>(u & w);
+    case rmw_op::bit_xor: return static_cast<value>(u ^ w);
+  }
+  return old;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- lexer
+
+struct token {
+  enum class kind { ident, number, punct, string, end };
+  kind k = kind::end;
+  std::string text;
+  value num = 0;
+  int line = 1;
+  int col = 1;
+  std::size_t offset = 0;  // byte offset of the token in the source
+};
+
+class lexer {
+ public:
+  explicit lexer(const std::string& s) : src_(s) {}
+
+  // Tokenise everything from `offset` on. C and C++ comments are skipped.
+  std::vector<token> run(std::size_t offset) {
+    seek(offset);
+    std::vector<token> out;
+    for (;;) {
+      skip_space();
+      token t;
+      t.line = line_;
+      t.col = col_;
+      t.offset = pos_;
+      if (pos_ >= src_.size()) {
+        t.k = token::kind::end;
+        out.push_back(t);
+        return out;
+      }
+      const char c = src_[pos_];
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        t.k = token::kind::ident;
+        while (pos_ < src_.size() &&
+               (std::isalnum(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
+          t.text += advance();
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        t.k = token::kind::number;
+        std::string digits;
+        while (pos_ < src_.size() &&
+               (std::isalnum(static_cast<unsigned char>(src_[pos_])) || src_[pos_] == '_'))
+          digits += advance();
+        t.text = digits;
+        try {
+          std::size_t used = 0;
+          const unsigned long long v = std::stoull(digits, &used, 0);
+          // Accept integer suffixes (u, l, ul, ll...).
+          for (std::size_t i = used; i < digits.size(); ++i)
+            if (std::string("uUlL").find(digits[i]) == std::string::npos)
+              throw parse_error(t.line, t.col, "bad number '" + digits + "'");
+          t.num = static_cast<value>(v);
+        } catch (const parse_error&) {
+          throw;
+        } catch (const std::exception&) {
+          throw parse_error(t.line, t.col, "bad number '" + digits + "'");
+        }
+      } else if (c == '"') {
+        t.k = token::kind::string;
+        advance();
+        while (pos_ < src_.size() && src_[pos_] != '"') t.text += advance();
+        if (pos_ >= src_.size()) throw parse_error(t.line, t.col, "unterminated string");
+        advance();
+      } else {
+        t.k = token::kind::punct;
+        static const char* const multi[] = {"/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||",
+                                            "+=", "-=", "|=", "&=", "^=", "++", "--", "->"};
+        bool matched = false;
+        for (const char* m : multi) {
+          if (src_.compare(pos_, 2, m) == 0) {
+            t.text += advance();
+            t.text += advance();
+            matched = true;
+            break;
+          }
+        }
+        if (!matched) {
+          if (std::string("(){}[];,=*&|^!~<>+-/%:.?").find(c) == std::string::npos)
+            throw parse_error(t.line, t.col, std::string("unexpected character '") + c + "'");
+          t.text += advance();
+        }
+      }
+      out.push_back(t);
+    }
+  }
+
+  // Position helpers used by the header reader (which works on raw lines).
+  void seek(std::size_t offset) {
+    while (pos_ < offset && pos_ < src_.size()) advance();
+  }
+  std::size_t pos() const noexcept { return pos_; }
+  int line() const noexcept { return line_; }
+  int col() const noexcept { return col_; }
+  char peek() const noexcept { return pos_ < src_.size() ? src_[pos_] : '\0'; }
+  bool at_end() const noexcept { return pos_ >= src_.size(); }
+  char advance() {
+    const char c = src_[pos_++];
+    if (c == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    return c;
+  }
+  void skip_space() {
+    for (;;) {
+      while (pos_ < src_.size() && std::isspace(static_cast<unsigned char>(src_[pos_]))) advance();
+      if (src_.compare(pos_, 2, "//") == 0) {
+        while (pos_ < src_.size() && src_[pos_] != '\n') advance();
+      } else if (src_.compare(pos_, 2, "/*") == 0) {
+        const int l = line_, c = col_;
+        advance();
+        advance();
+        while (pos_ < src_.size() && src_.compare(pos_, 2, "*/") != 0) advance();
+        if (pos_ >= src_.size()) throw parse_error(l, c, "unterminated comment");
+        advance();
+        advance();
+      } else if (src_.compare(pos_, 2, "(*") == 0 && ocaml_comments_) {
+        const int l = line_, c = col_;
+        advance();
+        advance();
+        while (pos_ < src_.size() && src_.compare(pos_, 2, "*)") != 0) advance();
+        if (pos_ >= src_.size()) throw parse_error(l, c, "unterminated comment");
+        advance();
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+  void set_ocaml_comments(bool on) noexcept { ocaml_comments_ = on; }
+
+ private:
+  const std::string& src_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+  int col_ = 1;
+  bool ocaml_comments_ = false;
+};
+
+// ---------------------------------------------------------------- parser
+
+bool is_type_word(const std::string& s) {
+  static const std::set<std::string> words = {
+      "int", "long", "short", "char", "unsigned", "signed", "volatile", "const",
+      "_Atomic", "atomic_int", "atomic_uint", "atomic_long", "atomic_ulong", "atomic_llong",
+      "atomic_ullong", "atomic_short", "atomic_ushort", "atomic_char", "atomic_bool",
+      "atomic_intptr_t", "atomic_uintptr_t", "atomic_size_t", "intptr_t", "uintptr_t",
+      "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+      "uint64_t", "bool", "_Bool", "__int128_t", "__int128"};
+  return words.count(s) != 0;
+}
+bool is_atomic_type_word(const std::string& s) {
+  return s == "_Atomic" || s.rfind("atomic_", 0) == 0;
+}
+
+struct call_spec {
+  enum class what { load, store, rmw, cas, fence, noop } w;
+  rmw_op op = rmw_op::exchange;
+  bool explicit_orders = false;
+  order fixed = order::seq_cst;  // for macros with a built-in order
+};
+
+std::optional<call_spec> lookup_call(const std::string& n) {
+  using w = call_spec::what;
+  std::string base = n;
+  bool expl = false;
+  const std::string suffix = "_explicit";
+  if (base.size() > suffix.size() &&
+      base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    base.resize(base.size() - suffix.size());
+    expl = true;
+  }
+  call_spec c{w::noop};
+  c.explicit_orders = expl;
+  if (base == "atomic_load") c.w = w::load;
+  else if (base == "atomic_store") c.w = w::store;
+  else if (base == "atomic_exchange") { c.w = w::rmw; c.op = rmw_op::exchange; }
+  else if (base == "atomic_fetch_add") { c.w = w::rmw; c.op = rmw_op::add; }
+  else if (base == "atomic_fetch_sub") { c.w = w::rmw; c.op = rmw_op::sub; }
+  else if (base == "atomic_fetch_or") { c.w = w::rmw; c.op = rmw_op::bit_or; }
+  else if (base == "atomic_fetch_and") { c.w = w::rmw; c.op = rmw_op::bit_and; }
+  else if (base == "atomic_fetch_xor") { c.w = w::rmw; c.op = rmw_op::bit_xor; }
+  else if (base == "atomic_compare_exchange_strong" || base == "atomic_compare_exchange_weak")
+    c.w = w::cas;
+  else if (base == "atomic_thread_fence" && !expl) { c.w = w::fence; c.explicit_orders = true; }
+  else if (base == "atomic_signal_fence" && !expl) { c.w = w::noop; c.explicit_orders = true; }
+  // LKMM spellings, mapped to the nearest C11 operation.
+  else if (n == "READ_ONCE") { c = {w::load, rmw_op::exchange, false, order::relaxed}; }
+  else if (n == "WRITE_ONCE") { c = {w::store, rmw_op::exchange, false, order::relaxed}; }
+  else if (n == "smp_load_acquire") { c = {w::load, rmw_op::exchange, false, order::acquire}; }
+  else if (n == "smp_store_release") { c = {w::store, rmw_op::exchange, false, order::release}; }
+  else if (n == "smp_mb") { c = {w::fence, rmw_op::exchange, false, order::seq_cst}; }
+  else return std::nullopt;
+  return c;
+}
+
+std::optional<order> lookup_order(const std::string& n) {
+  if (n == "memory_order_relaxed") return order::relaxed;
+  if (n == "memory_order_consume") return order::consume;
+  if (n == "memory_order_acquire") return order::acquire;
+  if (n == "memory_order_release") return order::release;
+  if (n == "memory_order_acq_rel") return order::acq_rel;
+  if (n == "memory_order_seq_cst") return order::seq_cst;
+  return std::nullopt;
+}
+
+class parser {
+ public:
+  explicit parser(const std::string& src) : src_(src), lex_(src) {}
+
+  program run() {
+    // LKMM-style tests (READ_ONCE, smp_*) pass plain `int*` parameters and
+    // mark every shared access: treat those locations as atomic.
+    lkmm_ = src_.find("READ_ONCE") != std::string::npos ||
+            src_.find("WRITE_ONCE") != std::string::npos ||
+            src_.find("smp_") != std::string::npos;
+    read_header();
+    lex_.set_ocaml_comments(false);
+    toks_ = lex_.run(lex_.pos());
+    if (is_punct("{")) read_init();
+    while (cur().k == token::kind::ident && is_thread_name(cur().text)) read_thread();
+    if (p_.threads.empty()) fail("expected a thread 'P0 (...) { ... }'");
+    apply_register_inits();
+    read_condition();
+    if (cur().k != token::kind::end) fail("unexpected '" + cur().text + "' after the condition");
+    return std::move(p_);
+  }
+
+ private:
+  // -- header: "C name", optional "comment" and key=value lines, up to '{' or 'P0'.
+  void read_header() {
+    lex_.set_ocaml_comments(true);
+    lex_.skip_space();
+    const int l = lex_.line(), c = lex_.col();
+    std::string arch;
+    while (!lex_.at_end() && !std::isspace(static_cast<unsigned char>(lex_.peek())))
+      arch += lex_.advance();
+    if (arch != "C")
+      throw parse_error(l, c, "expected 'C' (herd7 C litmus test), found '" + arch + "'");
+    while (!lex_.at_end() && (lex_.peek() == ' ' || lex_.peek() == '\t')) lex_.advance();
+    std::string name;
+    while (!lex_.at_end() && lex_.peek() != '\n') name += lex_.advance();
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+    if (name.empty()) throw parse_error(l, c, "missing test name after 'C'");
+    p_.name = name;
+    for (;;) {
+      lex_.skip_space();
+      const char ch = lex_.peek();
+      if (lex_.at_end() || ch == '{' || ch == 'P') return;
+      if (ch == '"') {
+        lex_.advance();
+        std::string text;
+        while (!lex_.at_end() && lex_.peek() != '"') text += lex_.advance();
+        if (lex_.at_end()) throw parse_error(l, c, "unterminated comment string");
+        lex_.advance();
+        if (!p_.comment.empty()) p_.comment += ' ';
+        p_.comment += text;
+        continue;
+      }
+      // key=value line (Variant=..., Stable=...): skip it.
+      while (!lex_.at_end() && lex_.peek() != '\n') lex_.advance();
+    }
+  }
+
+  // -- token helpers
+  const token& cur() const { return toks_[i_]; }
+  const token& peek_tok(std::size_t k = 1) const {
+    return toks_[std::min(i_ + k, toks_.size() - 1)];
+  }
+  bool is_punct(const char* s) const {
+    return cur().k == token::kind::punct && cur().text == s;
+  }
+  bool is_ident(const char* s) const {
+    return cur().k == token::kind::ident && cur().text == s;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw parse_error(cur().line, cur().col, what);
+  }
+  [[noreturn]] void fail_at(const token& t, const std::string& what) const {
+    throw parse_error(t.line, t.col, what);
+  }
+  token next() {
+    token t = cur();
+    if (i_ + 1 < toks_.size()) ++i_;
+    return t;
+  }
+  bool accept(const char* s) {
+    if (!is_punct(s)) return false;
+    next();
+    return true;
+  }
+  void expect(const char* s) {
+    if (!accept(s))
+      fail(std::string("expected '") + s + "', found '" +
+           (cur().k == token::kind::end ? std::string("end of file") : cur().text) + "'");
+  }
+  std::string expect_ident(const char* what) {
+    if (cur().k != token::kind::ident)
+      fail(std::string("expected ") + what + ", found '" + cur().text + "'");
+    return next().text;
+  }
+  value expect_value() {
+    bool neg = false;
+    if (accept("-")) neg = true;
+    else accept("+");
+    if (cur().k != token::kind::number) fail("expected a number, found '" + cur().text + "'");
+    const value v = next().num;
+    return neg ? static_cast<value>(0ull - static_cast<std::uint64_t>(v)) : v;
+  }
+  static bool is_thread_name(const std::string& s) {
+    if (s.size() < 2 || s[0] != 'P') return false;
+    for (std::size_t k = 1; k < s.size(); ++k)
+      if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+    return true;
+  }
+
+  int location_index(const std::string& n, bool atomic_hint, bool declared) {
+    int k = p_.find_location(n);
+    if (k < 0) {
+      p_.locations.push_back(location{n, 0, atomic_hint});
+      k = static_cast<int>(p_.locations.size()) - 1;
+      declared_type_[k] = declared;
+    } else if (declared) {
+      // A declared type wins over a guess; "atomic" wins over "plain" when
+      // two threads disagree (mixed-size/mixed-kind tests are out of scope).
+      if (!declared_type_[k]) p_.locations[k].atomic = atomic_hint;
+      else p_.locations[k].atomic = p_.locations[k].atomic || atomic_hint;
+      declared_type_[k] = true;
+    }
+    return k;
+  }
+
+  // -- init block
+  void read_init() {
+    expect("{");
+    while (!accept("}")) {
+      if (accept(";")) continue;
+      bool atomic = false, typed = false;
+      while (cur().k == token::kind::ident && is_type_word(cur().text) &&
+             !(peek_tok().k == token::kind::punct &&
+               (peek_tok().text == "=" || peek_tok().text == ";" || peek_tok().text == "}" ||
+                peek_tok().text == ":"))) {
+        atomic = atomic || is_atomic_type_word(cur().text);
+        typed = true;
+        next();
+      }
+      while (accept("*")) {}
+      // Register initialisation: 0:r0=1 or P0:r0=1.
+      if ((cur().k == token::kind::number || (cur().k == token::kind::ident &&
+                                               is_thread_name(cur().text))) &&
+          peek_tok().k == token::kind::punct && peek_tok().text == ":") {
+        const token at = cur();
+        const std::string tid = next().text;
+        next();  // ':'
+        const std::string reg = expect_ident("a register name");
+        expect("=");
+        const value v = expect_value();
+        pending_reg_init_.push_back({at, tid[0] == 'P' ? tid.substr(1) : tid, reg, v});
+      } else {
+        bool bracket = accept("[");
+        const std::string n = expect_ident("a location name");
+        if (bracket) expect("]");
+        const int k = location_index(n, atomic || !typed, typed);
+        if (accept("=")) {
+          if (cur().k == token::kind::ident) fail("pointer-valued locations are not supported");
+          p_.locations[k].init = expect_value();
+        }
+      }
+      if (!accept(";") && !is_punct("}")) fail("expected ';' or '}' in the init block");
+    }
+  }
+
+  // -- threads
+  void read_thread() {
+    const token name_tok = next();
+    thread_code t;
+    t.name = name_tok.text;
+    t.id = static_cast<unsigned>(std::stoul(name_tok.text.substr(1)));
+    for (const auto& other : p_.threads)
+      if (other.id == t.id) fail_at(name_tok, "thread " + t.name + " defined twice");
+    if (t.id != p_.threads.size())
+      fail_at(name_tok, "threads must be numbered P0, P1, ... in order; found " + t.name);
+    expect("(");
+    params_.clear();
+    if (!is_punct(")")) {
+      for (;;) {
+        bool atomic = false;
+        bool typed = false;
+        while (cur().k == token::kind::ident && is_type_word(cur().text)) {
+          atomic = atomic || is_atomic_type_word(cur().text);
+          typed = true;
+          next();
+        }
+        if (!typed) fail("expected a parameter type such as 'atomic_int*'");
+        if (!accept("*")) fail("parameters must be pointers ('atomic_int* x')");
+        while (cur().k == token::kind::ident && (cur().text == "volatile" || cur().text == "const"))
+          next();
+        const std::string n = expect_ident("a parameter name");
+        params_[n] = location_index(n, atomic || lkmm_, true);
+        if (!accept(",")) break;
+      }
+    }
+    expect(")");
+    thread_ = &t;
+    scopes_.assign(1, {});
+    t.body = read_block();
+    thread_ = nullptr;
+    p_.threads.push_back(std::move(t));
+  }
+
+  std::string tag_at(const token& at, const std::string& what) const {
+    return thread_->name + ":L" + std::to_string(at.line) + " " + what;
+  }
+
+  int find_local(const std::string& n) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto f = s->find(n);
+      if (f != s->end()) return f->second;
+    }
+    return -1;
+  }
+  int declare_local(const token& at, const std::string& n) {
+    if (scopes_.back().count(n)) fail_at(at, "'" + n + "' declared twice");
+    if (params_.count(n)) fail_at(at, "'" + n + "' shadows a parameter");
+    // Registers are named by their source name; a re-declaration in another
+    // scope gets a fresh slot but the same printed name.
+    const int slot = static_cast<int>(thread_->locals.size());
+    thread_->locals.push_back(n);
+    thread_->local_init.push_back(0);
+    scopes_.back()[n] = slot;
+    return slot;
+  }
+  int location_ref(const token& at, const std::string& n) {
+    auto f = params_.find(n);
+    if (f != params_.end()) return f->second;
+    // Lenient: a location named in the init block but not passed as a parameter.
+    const int k = p_.find_location(n);
+    if (k >= 0) return k;
+    fail_at(at, "'" + n + "' is neither a local variable nor a location parameter");
+  }
+
+  stmt_ptr read_block() {
+    expect("{");
+    auto b = std::make_unique<stmt>();
+    b->k = stmt::kind::block;
+    scopes_.emplace_back();
+    while (!accept("}")) {
+      if (cur().k == token::kind::end) fail("unexpected end of file inside a block");
+      read_statement(b->body);
+    }
+    scopes_.pop_back();
+    return b;
+  }
+
+  stmt_ptr read_single_statement() {
+    if (is_punct("{")) return read_block();
+    auto b = std::make_unique<stmt>();
+    b->k = stmt::kind::block;
+    scopes_.emplace_back();
+    read_statement(b->body);
+    scopes_.pop_back();
+    return b;
+  }
+
+  void read_statement(std::vector<stmt_ptr>& out) {
+    const token at = cur();
+    if (accept(";")) return;
+    if (is_punct("{")) {
+      out.push_back(read_block());
+      return;
+    }
+    if (is_ident("if")) {
+      next();
+      expect("(");
+      auto s = std::make_unique<stmt>();
+      s->k = stmt::kind::if_;
+      s->a = read_expr();
+      expect(")");
+      s->body.push_back(read_single_statement());
+      if (is_ident("else")) {
+        next();
+        s->body.push_back(read_single_statement());
+      }
+      out.push_back(std::move(s));
+      return;
+    }
+    if (is_ident("while")) {
+      next();
+      expect("(");
+      auto s = std::make_unique<stmt>();
+      s->k = stmt::kind::while_;
+      s->a = read_expr();
+      expect(")");
+      s->body.push_back(read_single_statement());
+      out.push_back(std::move(s));
+      return;
+    }
+    if (cur().k == token::kind::ident && is_type_word(cur().text)) {
+      while (cur().k == token::kind::ident && is_type_word(cur().text)) next();
+      for (;;) {
+        const token nt = cur();
+        const std::string n = expect_ident("a variable name");
+        std::unique_ptr<stmt> init;
+        expr_ptr e;
+        if (accept("=")) e = read_assign_rhs();
+        const int slot = declare_local(nt, n);
+        if (e) {
+          auto s = std::make_unique<stmt>();
+          s->k = stmt::kind::assign;
+          s->index = slot;
+          s->a = std::move(e);
+          out.push_back(std::move(s));
+        }
+        if (!accept(",")) break;
+      }
+      expect(";");
+      return;
+    }
+    // *x = e;  or *x op= e;
+    if (is_punct("*") || (is_punct("(") && peek_tok().k == token::kind::punct &&
+                          peek_tok().text == "*" && is_deref_store())) {
+      const bool paren = accept("(");
+      expect("*");
+      const token lt = cur();
+      const std::string n = expect_ident("a location");
+      if (paren) expect(")");
+      const int loc = location_ref(lt, n);
+      std::string op;
+      if (!accept("=")) {
+        for (const char* c : {"+=", "-=", "|=", "&=", "^="})
+          if (is_punct(c)) op = std::string(1, c[0]);
+        if (op.empty()) fail("expected '=' after '*" + n + "'");
+        next();
+      }
+      expr_ptr rhs = read_assign_rhs();
+      if (!op.empty()) {
+        auto lhs = make_deref(at, loc);
+        rhs = make_binary(op, std::move(lhs), std::move(rhs));
+      }
+      auto s = std::make_unique<stmt>();
+      s->loc = loc;
+      s->a = std::move(rhs);
+      if (p_.locations[loc].atomic) {
+        s->k = stmt::kind::store;
+        s->ord1 = order::seq_cst;
+        s->tag = tag_at(at, "store " + n);
+      } else {
+        s->k = stmt::kind::plain_write;
+        s->tag = tag_at(at, "write " + n);
+      }
+      expect(";");
+      out.push_back(std::move(s));
+      return;
+    }
+    // r = e;  r op= e;  r++;
+    if (cur().k == token::kind::ident && peek_tok().k == token::kind::punct &&
+        find_local(cur().text) >= 0) {
+      const std::string& p = peek_tok().text;
+      if (p == "=" || p == "+=" || p == "-=" || p == "|=" || p == "&=" || p == "^=" ||
+          p == "++" || p == "--") {
+        const token nt = next();
+        const int slot = find_local(nt.text);
+        const std::string opt = next().text;
+        expr_ptr rhs;
+        if (opt == "=") {
+          rhs = read_assign_rhs();
+        } else if (opt == "++" || opt == "--") {
+          rhs = make_binary(opt.substr(0, 1), make_local(slot), make_const(1));
+        } else {
+          rhs = make_binary(opt.substr(0, 1), make_local(slot), read_assign_rhs());
+        }
+        auto s = std::make_unique<stmt>();
+        s->k = stmt::kind::assign;
+        s->index = slot;
+        s->a = std::move(rhs);
+        expect(";");
+        out.push_back(std::move(s));
+        return;
+      }
+    }
+    // Expression statement: a call (store, fence, rmw with discarded result).
+    auto s = std::make_unique<stmt>();
+    s->k = stmt::kind::eval;
+    s->a = read_expr();
+    expect(";");
+    // Lower void calls produced by read_call.
+    if (s->a->k == expr::kind::constant && pending_stmt_) {
+      out.push_back(std::move(pending_stmt_));
+      return;
+    }
+    if (pending_stmt_) fail_at(at, "a store or fence cannot be used as a value");
+    out.push_back(std::move(s));
+  }
+
+  // ( * x ) = ... lookahead
+  bool is_deref_store() const {
+    return peek_tok(2).k == token::kind::ident && peek_tok(3).k == token::kind::punct &&
+           peek_tok(3).text == ")" && peek_tok(4).k == token::kind::punct &&
+           (peek_tok(4).text == "=" || peek_tok(4).text == "+=" || peek_tok(4).text == "-=");
+  }
+
+  expr_ptr read_assign_rhs() {
+    auto e = read_expr();
+    if (pending_stmt_) fail("a store or fence cannot be used as a value");
+    return e;
+  }
+
+  static expr_ptr make_const(value v) {
+    auto e = std::make_unique<expr>();
+    e->k = expr::kind::constant;
+    e->v = v;
+    return e;
+  }
+  static expr_ptr make_local(int slot) {
+    auto e = std::make_unique<expr>();
+    e->k = expr::kind::local;
+    e->index = slot;
+    return e;
+  }
+  static expr_ptr make_binary(const std::string& op, expr_ptr a, expr_ptr b) {
+    auto e = std::make_unique<expr>();
+    e->k = expr::kind::binary;
+    e->op = op;
+    e->a = std::move(a);
+    e->b = std::move(b);
+    return e;
+  }
+  expr_ptr make_deref(const token& at, int loc) {
+    auto e = std::make_unique<expr>();
+    e->loc = loc;
+    const std::string& n = p_.locations[loc].name;
+    if (p_.locations[loc].atomic) {
+      e->k = expr::kind::load;
+      e->ord1 = order::seq_cst;
+      e->tag = tag_at(at, "load " + n);
+    } else {
+      e->k = expr::kind::plain_read;
+      e->tag = tag_at(at, "read " + n);
+    }
+    return e;
+  }
+
+  // -- expressions (C precedence, no assignment/comma/ternary)
+  expr_ptr read_expr() { return read_binary(0); }
+
+  static int precedence(const std::string& op) {
+    static const std::map<std::string, int> prec = {
+        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4}, {"&", 5}, {"==", 6}, {"!=", 6},
+        {"<", 7},  {"<=", 7}, {">", 7}, {">=", 7}, {"+", 8}, {"-", 8}, {"*", 9},
+        {"/", 9},  {"%", 9}};
+    auto f = prec.find(op);
+    return f == prec.end() ? -1 : f->second;
+  }
+
+  expr_ptr read_binary(int min_prec) {
+    auto lhs = read_unary();
+    for (;;) {
+      if (cur().k != token::kind::punct) return lhs;
+      const int p = precedence(cur().text);
+      if (p < 0 || p <= min_prec - 1 || p < min_prec) return lhs;
+      const std::string op = next().text;
+      auto rhs = read_binary(p + 1);
+      lhs = make_binary(op, std::move(lhs), std::move(rhs));
+    }
+  }
+
+  expr_ptr read_unary() {
+    const token at = cur();
+    if (is_punct("!") || is_punct("-") || is_punct("~") || is_punct("+")) {
+      const std::string op = next().text;
+      auto e = std::make_unique<expr>();
+      e->k = expr::kind::unary;
+      e->op = op;
+      e->a = read_unary();
+      return e;
+    }
+    if (accept("*")) {
+      const token lt = cur();
+      const std::string n = expect_ident("a location after '*'");
+      return make_deref(at, location_ref(lt, n));
+    }
+    if (accept("(")) {
+      // Casts like (int) are skipped.
+      if (cur().k == token::kind::ident && is_type_word(cur().text)) {
+        while (cur().k == token::kind::ident && is_type_word(cur().text)) next();
+        expect(")");
+        return read_unary();
+      }
+      auto e = read_expr();
+      expect(")");
+      return e;
+    }
+    if (cur().k == token::kind::number) return make_const(next().num);
+    if (cur().k == token::kind::ident) {
+      if (is_ident("true")) { next(); return make_const(1); }
+      if (is_ident("false")) { next(); return make_const(0); }
+      if (peek_tok().k == token::kind::punct && peek_tok().text == "(") return read_call();
+      const std::string n = next().text;
+      const int slot = find_local(n);
+      if (slot >= 0) return make_local(slot);
+      if (params_.count(n) || p_.find_location(n) >= 0)
+        fail_at(at, "location '" + n + "' used as a value; write '*" + n + "' or an atomic_load");
+      fail_at(at, "unknown variable '" + n + "'");
+    }
+    fail("expected an expression, found '" +
+         (cur().k == token::kind::end ? std::string("end of file") : cur().text) + "'");
+  }
+
+  int read_loc_arg() {
+    if (!accept("&")) accept("*");  // x, &x and *x (LKMM style) all name location x
+    const bool paren = accept("(");
+    const token lt = cur();
+    const std::string n = expect_ident("a location argument");
+    if (paren) expect(")");
+    return location_ref(lt, n);
+  }
+  order read_order() {
+    const token at = cur();
+    const std::string n = expect_ident("a memory order");
+    auto o = lookup_order(n);
+    if (!o) fail_at(at, "unknown memory order '" + n + "'");
+    return *o;
+  }
+
+  expr_ptr read_call() {
+    const token at = next();
+    const auto spec = lookup_call(at.text);
+    if (!spec) fail_at(at, "unknown function '" + at.text + "'");
+    expect("(");
+    using w = call_spec::what;
+    auto e = std::make_unique<expr>();
+    switch (spec->w) {
+      case w::fence:
+      case w::noop: {
+        order o = spec->fixed;
+        if (spec->explicit_orders) o = read_order();
+        expect(")");
+        auto s = std::make_unique<stmt>();
+        s->k = spec->w == w::fence ? stmt::kind::fence : stmt::kind::block;
+        s->ord1 = o;
+        s->tag = tag_at(at, std::string("fence ") + order_name(o));
+        pending_stmt_ = std::move(s);
+        return make_const(0);
+      }
+      case w::load: {
+        e->k = expr::kind::load;
+        e->loc = read_loc_arg();
+        e->ord1 = spec->fixed;
+        if (spec->explicit_orders) { expect(","); e->ord1 = read_order(); }
+        expect(")");
+        e->tag = tag_at(at, "load " + p_.locations[e->loc].name);
+        if (!p_.locations[e->loc].atomic)
+          fail_at(at, "'" + at.text + "' on non-atomic location '" +
+                      p_.locations[e->loc].name + "' (declare it atomic_int*)");
+        return e;
+      }
+      case w::store: {
+        auto s = std::make_unique<stmt>();
+        s->k = stmt::kind::store;
+        s->loc = read_loc_arg();
+        expect(",");
+        s->a = read_assign_rhs();
+        s->ord1 = spec->fixed;
+        if (spec->explicit_orders) { expect(","); s->ord1 = read_order(); }
+        expect(")");
+        s->tag = tag_at(at, "store " + p_.locations[s->loc].name);
+        if (!p_.locations[s->loc].atomic)
+          fail_at(at, "'" + at.text + "' on non-atomic location '" +
+                      p_.locations[s->loc].name + "' (declare it atomic_int*)");
+        pending_stmt_ = std::move(s);
+        return make_const(0);
+      }
+      case w::rmw: {
+        e->k = expr::kind::rmw;
+        e->rop = spec->op;
+        e->loc = read_loc_arg();
+        expect(",");
+        e->a = read_assign_rhs();
+        if (spec->explicit_orders) { expect(","); e->ord1 = read_order(); }
+        expect(")");
+        e->tag = tag_at(at, at.text.substr(7) + " " + p_.locations[e->loc].name);
+        if (!p_.locations[e->loc].atomic)
+          fail_at(at, "'" + at.text + "' on non-atomic location");
+        return e;
+      }
+      case w::cas: {
+        e->k = expr::kind::cas;
+        e->loc = read_loc_arg();
+        expect(",");
+        expect("&");
+        const token rt = cur();
+        const std::string r = expect_ident("the expected-value variable");
+        e->index = find_local(r);
+        if (e->index < 0) fail_at(rt, "'" + r + "' must be a local int (the expected value)");
+        expect(",");
+        e->a = read_assign_rhs();
+        if (spec->explicit_orders) {
+          expect(",");
+          e->ord1 = read_order();
+          expect(",");
+          e->ord2 = read_order();
+        }
+        expect(")");
+        e->tag = tag_at(at, "cas " + p_.locations[e->loc].name);
+        if (!p_.locations[e->loc].atomic) fail_at(at, "CAS on non-atomic location");
+        return e;
+      }
+    }
+    fail_at(at, "unsupported call");
+  }
+
+  // -- final condition
+  void read_condition() {
+    for (;;) {
+      if (is_ident("locations")) {
+        next();
+        expect("[");
+        while (!accept("]")) {
+          if (accept(";")) continue;
+          add_observed(read_observable());
+        }
+        continue;
+      }
+      if (is_ident("filter")) fail("'filter' clauses are not supported");
+      break;
+    }
+    const token at = cur();
+    std::string q;
+    if (accept("~")) {
+      if (!is_ident("exists")) fail("expected 'exists' after '~'");
+      next();
+      p_.quant = quantifier::not_exists;
+      q = "~exists";
+    } else if (is_ident("exists")) {
+      next();
+      p_.quant = quantifier::exists;
+      q = "exists";
+    } else if (is_ident("forall")) {
+      next();
+      p_.quant = quantifier::forall;
+      q = "forall";
+    } else {
+      fail("expected 'exists', '~exists' or 'forall', found '" +
+           (cur().k == token::kind::end ? std::string("end of file") : cur().text) + "'");
+    }
+    const std::size_t first_obs = cond_obs_.size();
+    (void)first_obs;
+    std::string text;
+    p_.cond = read_or(text);
+    p_.cond_text = q + " " + (text.front() == '(' && balanced_outer(text) ? text : "(" + text + ")");
+    (void)at;
+    // Observed: condition locations first (herd prints them sorted); then `locations`.
+    std::vector<observable> all = cond_obs_;
+    for (auto& o : extra_obs_) {
+      bool dup = false;
+      for (auto& c : all) dup = dup || c.label == o.label;
+      if (!dup) all.push_back(o);
+    }
+    std::sort(all.begin(), all.end(), [](const observable& a, const observable& b) {
+      // registers (by thread, then name) before locations, like herd.
+      if ((a.thread < 0) != (b.thread < 0)) return a.thread >= 0;
+      if (a.thread != b.thread) return a.thread < b.thread;
+      return a.label < b.label;
+    });
+    // Remap atom indices to the sorted order.
+    std::map<std::string, int> where;
+    for (std::size_t k = 0; k < all.size(); ++k) where[all[k].label] = static_cast<int>(k);
+    remap(*p_.cond, where);
+    p_.observed = std::move(all);
+  }
+
+  static bool balanced_outer(const std::string& t) {
+    int depth = 0;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] == '(') ++depth;
+      if (t[k] == ')' && --depth == 0 && k + 1 != t.size()) return false;
+    }
+    return true;
+  }
+
+  void remap(prop& c, const std::map<std::string, int>& where) {
+    if (c.k == prop::kind::atom) c.obs = where.at(cond_obs_[static_cast<std::size_t>(c.obs)].label);
+    if (c.a) remap(*c.a, where);
+    if (c.b) remap(*c.b, where);
+  }
+
+  observable read_observable() {
+    const token at = cur();
+    observable o;
+    if ((cur().k == token::kind::number ||
+         (cur().k == token::kind::ident && is_thread_name(cur().text))) &&
+        peek_tok().k == token::kind::punct && peek_tok().text == ":") {
+      std::string tid = next().text;
+      if (tid[0] == 'P') tid = tid.substr(1);
+      next();
+      const token rt = cur();
+      const std::string reg = expect_ident("a register name");
+      const unsigned t = static_cast<unsigned>(std::stoul(tid));
+      if (t >= p_.threads.size()) fail_at(at, "no thread P" + tid);
+      const auto& locals = p_.threads[t].locals;
+      int slot = -1;
+      for (std::size_t k = 0; k < locals.size(); ++k)
+        if (locals[k] == reg) slot = static_cast<int>(k);  // last declaration wins
+      if (slot < 0) fail_at(rt, "thread P" + tid + " has no local '" + reg + "'");
+      o.thread = static_cast<int>(t);
+      o.slot = slot;
+      o.label = tid + ":" + reg;
+    } else {
+      const bool bracket = accept("[");
+      const bool star = !bracket && accept("*");
+      (void)star;
+      const std::string n = expect_ident("a location or T:register");
+      if (bracket) expect("]");
+      int k = p_.find_location(n);
+      if (k < 0) {
+        p_.locations.push_back(location{n, 0, true});
+        k = static_cast<int>(p_.locations.size()) - 1;
+      }
+      o.slot = k;
+      o.label = n;
+    }
+    return o;
+  }
+  void add_observed(const observable& o) { extra_obs_.push_back(o); }
+
+  int cond_index(const observable& o) {
+    for (std::size_t k = 0; k < cond_obs_.size(); ++k)
+      if (cond_obs_[k].label == o.label) return static_cast<int>(k);
+    cond_obs_.push_back(o);
+    return static_cast<int>(cond_obs_.size()) - 1;
+  }
+
+  prop_ptr read_or(std::string& text) {
+    auto a = read_and(text);
+    while (is_punct("\\/") || is_punct("||")) {
+      next();
+      std::string rt;
+      auto b = read_and(rt);
+      text += " \\/ " + rt;
+      auto n = std::make_unique<prop>();
+      n->k = prop::kind::or_;
+      n->a = std::move(a);
+      n->b = std::move(b);
+      a = std::move(n);
+    }
+    return a;
+  }
+  prop_ptr read_and(std::string& text) {
+    auto a = read_not(text);
+    while (is_punct("/\\") || is_punct("&&")) {
+      next();
+      std::string rt;
+      auto b = read_not(rt);
+      text += " /\\ " + rt;
+      auto n = std::make_unique<prop>();
+      n->k = prop::kind::and_;
+      n->a = std::move(a);
+      n->b = std::move(b);
+      a = std::move(n);
+    }
+    return a;
+  }
+  prop_ptr read_not(std::string& text) {
+    if (accept("~") || accept("!") || (is_ident("not") && (next(), true))) {
+      std::string inner;
+      auto n = std::make_unique<prop>();
+      n->k = prop::kind::not_;
+      n->a = read_not(inner);
+      text = "~" + inner;
+      return n;
+    }
+    if (accept("(")) {
+      std::string inner;
+      auto n = read_or(inner);
+      expect(")");
+      text = "(" + inner + ")";
+      return n;
+    }
+    if (is_ident("true") || is_ident("false")) {
+      auto n = std::make_unique<prop>();
+      n->k = prop::kind::truth;
+      n->truth = next().text == "true";
+      text = n->truth ? "true" : "false";
+      return n;
+    }
+    const observable o = read_observable();
+    auto n = std::make_unique<prop>();
+    n->k = prop::kind::atom;
+    if (accept("=") || accept("==")) n->eq = true;
+    else if (accept("!=")) n->eq = false;
+    else fail("expected '=' in the condition");
+    n->v = expect_value();
+    n->obs = cond_index(o);
+    text = o.label + (n->eq ? "=" : "!=") + std::to_string(n->v);
+    return n;
+  }
+
+  struct pending_init {
+    token at;
+    std::string tid, reg;
+    value v;
+  };
+
+ public:
+  void apply_register_inits() {
+    for (const auto& pi : pending_reg_init_) {
+      const unsigned t = static_cast<unsigned>(std::stoul(pi.tid));
+      if (t >= p_.threads.size()) fail_at(pi.at, "no thread P" + pi.tid);
+      auto& th = p_.threads[t];
+      bool found = false;
+      for (std::size_t k = 0; k < th.locals.size(); ++k)
+        if (th.locals[k] == pi.reg) { th.local_init[k] = pi.v; found = true; }
+      if (!found) {
+        th.locals.push_back(pi.reg);
+        th.local_init.push_back(pi.v);
+      }
+    }
+  }
+
+ private:
+  const std::string& src_;
+  lexer lex_;
+  std::vector<token> toks_;
+  std::size_t i_ = 0;
+  program p_;
+  std::map<int, bool> declared_type_;
+  bool lkmm_ = false;
+  std::map<std::string, int> params_;
+  std::vector<std::map<std::string, int>> scopes_;
+  thread_code* thread_ = nullptr;
+  stmt_ptr pending_stmt_;
+  std::vector<observable> cond_obs_, extra_obs_;
+  std::vector<pending_init> pending_reg_init_;
+};
+
+// ---------------------------------------------------------------- interpreter
+
+class interpreter {
+ public:
+  interpreter(memory& m, std::vector<value>& regs) : m_(m), r_(regs) {}
+
+  void exec(const stmt& s) {
+    switch (s.k) {
+      case stmt::kind::block:
+        for (const auto& c : s.body) exec(*c);
+        return;
+      case stmt::kind::assign:
+        r_[static_cast<std::size_t>(s.index)] = eval(*s.a);
+        return;
+      case stmt::kind::store:
+        m_.store(s.loc, eval(*s.a), s.ord1, s.tag);
+        return;
+      case stmt::kind::plain_write:
+        m_.plain_write(s.loc, eval(*s.a), s.tag);
+        return;
+      case stmt::kind::fence:
+        m_.fence(s.ord1, s.tag);
+        return;
+      case stmt::kind::eval:
+        (void)eval(*s.a);
+        return;
+      case stmt::kind::if_:
+        if (eval(*s.a) != 0) exec(*s.body[0]);
+        else if (s.body.size() > 1) exec(*s.body[1]);
+        return;
+      case stmt::kind::while_:
+        while (eval(*s.a) != 0) exec(*s.body[0]);
+        return;
+    }
+  }
+
+  value eval(const expr& e) {
+    switch (e.k) {
+      case expr::kind::constant: return e.v;
+      case expr::kind::local: return r_[static_cast<std::size_t>(e.index)];
+      case expr::kind::unary: {
+        const value a = eval(*e.a);
+        if (e.op == "!") return a == 0;
+        if (e.op == "-") return static_cast<value>(0ull - static_cast<std::uint64_t>(a));
+        if (e.op == "~") return ~a;
+        return a;
+      }
+      case expr::kind::binary: {
+        if (e.op == "&&") return eval(*e.a) != 0 && eval(*e.b) != 0;
+        if (e.op == "||") return eval(*e.a) != 0 || eval(*e.b) != 0;
+        const value a = eval(*e.a);
+        const value b = eval(*e.b);
+        const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+        if (e.op == "+") return static_cast<value>(ua + ub);
+        if (e.op == "-") return static_cast<value>(ua - ub);
+        if (e.op == "*") return static_cast<value>(ua * ub);
+        if (e.op == "/") return b == 0 ? 0 : a / b;  // herd: division by zero is not modelled
+        if (e.op == "%") return b == 0 ? 0 : a % b;
+        if (e.op == "&") return a & b;
+        if (e.op == "|") return a | b;
+        if (e.op == "^") return a ^ b;
+        if (e.op == "==") return a == b;
+        if (e.op == "!=") return a != b;
+        if (e.op == "<") return a < b;
+        if (e.op == "<=") return a <= b;
+        if (e.op == ">") return a > b;
+        if (e.op == ">=") return a >= b;
+        return 0;
+      }
+      case expr::kind::load: return m_.load(e.loc, e.ord1, e.tag);
+      case expr::kind::plain_read: return m_.plain_read(e.loc, e.tag);
+      case expr::kind::rmw: {
+        const value operand = eval(*e.a);
+        return m_.rmw(e.loc, e.rop, operand, e.ord1, e.tag);
+      }
+      case expr::kind::cas: {
+        const value desired = eval(*e.a);
+        value& expected = r_[static_cast<std::size_t>(e.index)];
+        return m_.cas(e.loc, expected, desired, e.ord1, e.ord2, e.tag) ? 1 : 0;
+      }
+    }
+    return 0;
+  }
+
+ private:
+  memory& m_;
+  std::vector<value>& r_;
+};
+
+}  // namespace
+
+program parse(const std::string& source) {
+  parser ps(source);
+  program p = ps.run();
+  return p;
+}
+
+program parse_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str());
+}
+
+std::vector<value> initial_registers(const program& p, unsigned t) {
+  return p.threads.at(t).local_init;
+}
+
+void run_thread(const program& p, unsigned t, memory& m, std::vector<value>& regs) {
+  const auto& th = p.threads.at(t);
+  if (regs.size() != th.locals.size()) regs = th.local_init;
+  interpreter in(m, regs);
+  in.exec(*th.body);
+}
+
+bool evaluate(const prop& c, const state& s) {
+  switch (c.k) {
+    case prop::kind::truth: return c.truth;
+    case prop::kind::atom: return (s.at(static_cast<std::size_t>(c.obs)) == c.v) == c.eq;
+    case prop::kind::not_: return !evaluate(*c.a, s);
+    case prop::kind::and_: return evaluate(*c.a, s) && evaluate(*c.b, s);
+    case prop::kind::or_: return evaluate(*c.a, s) || evaluate(*c.b, s);
+  }
+  return false;
+}
+
+std::string format_state(const program& p, const state& s) {
+  std::string out;
+  for (std::size_t k = 0; k < p.observed.size() && k < s.size(); ++k) {
+    out += p.observed[k].label + "=" + std::to_string(s[k]) + ";";
+    if (k + 1 < p.observed.size()) out += ' ';
+  }
+  return out;
+}
+
+}  // namespace pilfer::litmus

@@ -1,0 +1,251 @@
+// stress/stress_deque.cpp — one owner and three thieves hammer a deque built with capacity 1.
+//
+// Each round builds a fresh deque (and fresh thief-owned batch destinations) of initial capacity 1, so every
+// round grows the buffer many times while thieves read it and then destroys it with the retired buffers
+// (growth + reclamation under TSan). The owner draws a random op mix (push, push burst, pop, pop burst) with a
+// per-round bias; thieves draw steal() or steal_batch_and_pop(). Invariants, checked every round:
+//   * exactly once: every pushed id is returned by exactly one pop/steal/batch (no loss, no duplicate);
+//   * LIFO: a pop right after push(x) yields x or nothing; consecutive pops yield decreasing ids;
+//   * FIFO: each thief's successive steals yield increasing ids; a batch keeps FIFO order (the returned item is
+//     the oldest, the destination pops newest first) and moves at most `max` items;
+//   * retry is reported separately from empty (counted; never carries a value);
+//   * retired buffers stay within the geometric bound log2(capacity).
+// Usage: stress_deque [--impl chase_lev|mutex] [--seconds N] [--iterations ROUNDS] [--seed N]
+#include <pilfer/deque.hpp>
+#include <pilfer/mutex_deque.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "stress_common.hpp"
+
+namespace {
+
+using pilfer::std_sync;
+using namespace pilfer::stress;
+
+constexpr unsigned thieves = 3;
+constexpr std::size_t batch_max = 8;
+
+struct thief_log {
+  std::vector<std::uint64_t> got;
+  std::uint64_t steals = 0, batches = 0, batch_items = 0, retries = 0, empties = 0;
+};
+
+struct totals {
+  std::uint64_t rounds = 0, pushed = 0, popped = 0, stolen = 0, batches = 0, batch_items = 0, retries = 0;
+  std::size_t max_capacity = 0, max_retired = 0;
+};
+
+template <class Deque>
+void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& owner_done, thief_log& log,
+               failures& fail, std::uint64_t seed, unsigned index) {
+  rng r(seed, 100 + index);
+  Deque dest(1);  // owned by this thief: the batch destination (also grows from capacity 1)
+  std::int64_t last = -1;
+  for (;;) {
+    const bool batch = r.below(4) == 0;
+    if (batch) {
+      auto res = victim.steal_batch_and_pop(dest, batch_max);
+      if (res.is_success()) {
+        const auto v0 = res.value;
+        if (static_cast<std::int64_t>(v0) <= last) fail.fail("DQ-2: batch head not increasing", v0, last);
+        log.got.push_back(v0);
+        ++log.batches;
+        // The destination holds the rest of the batch in FIFO order: popping gives newest first.
+        std::uint64_t moved = 0;
+        std::int64_t prev = -1;
+        std::int64_t newest = static_cast<std::int64_t>(v0);
+        while (auto v = dest.pop()) {
+          ++moved;
+          const auto sv = static_cast<std::int64_t>(*v);
+          if (sv <= static_cast<std::int64_t>(v0)) fail.fail("DQ-6: batch item older than its head", *v, v0);
+          if (prev >= 0 && sv >= prev) fail.fail("DQ-6: batch order not FIFO", *v, prev);
+          if (prev < 0) newest = sv;
+          prev = sv;
+          log.got.push_back(*v);
+        }
+        if (moved + 1 > batch_max) fail.fail("DQ-6: batch moved more than max", moved + 1, batch_max);
+        log.batch_items += moved + 1;
+        last = newest;
+        continue;
+      }
+      if (res.is_retry()) {
+        ++log.retries;
+        continue;
+      }
+    } else {
+      auto res = victim.steal();
+      if (res.is_success()) {
+        const auto v = static_cast<std::int64_t>(res.value);
+        if (v <= last) fail.fail("DQ-2: steals not FIFO for one thief", res.value, last);
+        last = v;
+        log.got.push_back(res.value);
+        ++log.steals;
+        continue;
+      }
+      if (res.is_retry()) {
+        ++log.retries;
+        continue;
+      }
+    }
+    ++log.empties;
+    // Empty: stop once the owner has drained and announced it; its final pop saw the deque empty.
+    if (owner_done.load(PILFER_SITE("stress.done", acquire))) {
+      auto res = victim.steal();
+      if (res.is_success()) fail.fail("DQ-3: item left after the owner drained", res.value);
+      if (res.is_empty()) break;
+    }
+    std_sync::spin_hint();
+  }
+}
+
+template <class Deque>
+void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals& t, failures& fail) {
+  Deque dq(1);
+  std_sync::atomic<bool> owner_done{false};
+  std::array<thief_log, thieves> logs;
+  std::array<std_sync::thread, thieves> ts;
+  const std::uint64_t seed = o.seed ^ (round_no * 0x9E3779B97F4A7C15ull);
+  for (unsigned i = 0; i < thieves; ++i) {
+    ts[i] = std_sync::thread([&, i, s = dq.get_stealer()] { thief_run<Deque>(s, owner_done, logs[i], fail, seed, i); });
+  }
+
+  rng r(seed, 0);
+  // bias: 0 = push-heavy (deep deque, growth), 1 = balanced, 2 = pop-heavy (fights over the last item)
+  const unsigned bias = static_cast<unsigned>(r.below(3));
+  const unsigned push_pct = bias == 0 ? 70 : bias == 1 ? 52 : 40;
+  std::vector<std::uint64_t> popped;
+  std::uint64_t next = 0;
+  std::size_t max_cap = 0;
+  bool last_was_push = false;
+  std::uint64_t last_pushed = 0;
+  std::int64_t last_pop = -1;
+  auto do_pop = [&] {
+    auto v = dq.pop();
+    if (v) {
+      if (last_was_push && *v != last_pushed) fail.fail("DQ-1: pop after push(x) returned another item", *v, last_pushed);
+      if (!last_was_push && last_pop >= 0 && static_cast<std::int64_t>(*v) >= last_pop)
+        fail.fail("DQ-1: consecutive pops not LIFO", *v, last_pop);
+      last_pop = static_cast<std::int64_t>(*v);
+      popped.push_back(*v);
+    } else {
+      last_pop = -1;
+    }
+    last_was_push = false;
+  };
+  auto do_push = [&] {
+    dq.push(next);
+    last_pushed = next++;
+    last_was_push = true;
+  };
+  while (next < items) {
+    const auto x = r.below(100);
+    if (x < push_pct - 5) {
+      do_push();
+    } else if (x < push_pct) {
+      for (auto k = 1 + r.below(64); k > 0 && next < items; --k) do_push();
+    } else if (x < 95) {
+      do_pop();
+    } else {
+      for (auto k = 1 + r.below(16); k > 0; --k) do_pop();
+    }
+    if constexpr (requires { dq.capacity(); }) max_cap = std::max(max_cap, dq.capacity());
+  }
+  while (true) {
+    auto v = dq.pop();
+    if (!v) break;
+    popped.push_back(*v);
+  }
+  owner_done.store(true, PILFER_SITE("stress.done", release));
+  for (auto& th : ts) th.join();
+
+  // Exactly once over the owner's pops and every thief's take.
+  std::vector<std::uint8_t> seen(items, 0);
+  auto mark = [&](std::uint64_t v) {
+    if (v >= items) {
+      fail.fail("DQ-3: value never pushed", v);
+      return;
+    }
+    if (++seen[v] == 2) fail.fail("DQ-3: duplicate", v);
+  };
+  for (auto v : popped) mark(v);
+  std::uint64_t stolen = 0;
+  for (auto& l : logs) {
+    for (auto v : l.got) mark(v);
+    stolen += l.got.size();
+    t.batches += l.batches;
+    t.batch_items += l.batch_items;
+    t.retries += l.retries;
+  }
+  for (std::uint64_t v = 0; v < items; ++v)
+    if (seen[v] == 0) fail.fail("DQ-3: lost item", v);
+  if (popped.size() + stolen != items) fail.fail("DQ-3: count mismatch", popped.size() + stolen, items);
+
+  if constexpr (requires { dq.retired_buffers(); }) {
+    const auto retired = dq.retired_buffers();
+    std::size_t doublings = 0;
+    for (std::size_t c = max_cap; c > 1; c >>= 1) ++doublings;
+    if (retired > doublings) fail.fail("DQ-4: more retired buffers than doublings", retired, doublings);
+    t.max_retired = std::max(t.max_retired, retired);
+  }
+  t.max_capacity = std::max(t.max_capacity, max_cap);
+  t.rounds += 1;
+  t.pushed += items;
+  t.popped += popped.size();
+  t.stolen += stolen;
+}
+
+template <class Deque>
+int run(const options& o, const char* name) {
+  failures fail;
+  totals t;
+  deadline d(o.seconds);
+  rng sizes(o.seed, 7);
+  for (std::uint64_t n = 0; !fail.any(); ++n) {
+    if (o.iterations != 0 && n >= o.iterations) break;
+    if (o.iterations == 0 && d.passed()) break;
+    // Mostly mid-sized rounds; some tiny ones (start-up races) and some large ones (deep growth).
+    const auto pick = sizes.below(10);
+    const std::uint64_t items = pick == 0 ? 1 + sizes.below(16) : pick < 8 ? 2000 + sizes.below(6000) : 40000;
+    round<Deque>(o, n, items, t, fail);
+  }
+  std::printf("%s: rounds=%llu items=%llu popped=%llu stolen=%llu (batches=%llu moving %llu) retries=%llu "
+              "max_capacity=%zu max_retired=%zu elapsed=%.1fs\n",
+              name, static_cast<unsigned long long>(t.rounds), static_cast<unsigned long long>(t.pushed),
+              static_cast<unsigned long long>(t.popped), static_cast<unsigned long long>(t.stolen),
+              static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.batch_items),
+              static_cast<unsigned long long>(t.retries), t.max_capacity, t.max_retired, d.elapsed());
+  if (t.rounds == 0) fail.fail("no round ran");
+  if (t.stolen == 0 && t.pushed > 100000) fail.fail("thieves never stole anything", t.pushed);
+  return verdict(name, fail, o.seed);
+}
+
+}  // namespace
+
+// @verifies DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6
+int main(int argc, char** argv) {
+  std::string_view impl = "chase_lev";
+  // Peel off --impl before the common options.
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a.starts_with("--impl=")) {
+      impl = a.substr(7);
+    } else if (a == "--impl" && i + 1 < argc) {
+      impl = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), "stress_deque", 5.0);
+  if (impl == "chase_lev") return run<pilfer::basic_deque<std::uint64_t, std_sync>>(o, "stress_deque[chase_lev]");
+  if (impl == "mutex") return run<pilfer::basic_mutex_deque<std::uint64_t, std_sync>>(o, "stress_deque[mutex]");
+  std::fprintf(stderr, "unknown --impl %.*s (chase_lev|mutex)\n", static_cast<int>(impl.size()), impl.data());
+  return 2;
+}
