@@ -53,6 +53,12 @@ struct countdown {
     while (done.load(PILFER_SITE("bench.count", acquire)) == 0) done.wait(0, PILFER_SITE("bench.count", acquire));
   }
 };
+/// One process-wide instance: the last arrive() may still be inside notify_all() when the waiter returns, so
+/// the object must outlive every benchmark (and every pool's worker threads).
+countdown& finished() {
+  static countdown c;
+  return c;
+}
 
 // ------------------------------------------------------------------------------------------------ pilfer
 std::uint64_t fib_pilfer(pilfer::pool& p, unsigned n) {
@@ -72,7 +78,7 @@ void fib_pilfer_bm(benchmark::State& state) {
 
 void external_pilfer_bm(benchmark::State& state) {
   pilfer::pool p(pilfer::pool_options{.threads = threads});
-  countdown& c = signal();
+  countdown& c = finished();
   for (auto _ : state) {
     c.reset(external_tasks);
     for (std::uint64_t i = 0; i < external_tasks; ++i) p.spawn([&c] { c.arrive(); });
@@ -108,7 +114,7 @@ void fib_mutex_bm(benchmark::State& state) {
   pilfer::bench::mutex_pool p(threads);
   for (auto _ : state) {
     std::uint64_t r = 0;
-    countdown& c = signal();
+    countdown& c = finished();
     c.reset(1);
     p.submit([&] {
       r = fib_mutex(p, fib_n);
@@ -121,7 +127,7 @@ void fib_mutex_bm(benchmark::State& state) {
 
 void external_mutex_bm(benchmark::State& state) {
   pilfer::bench::mutex_pool p(threads);
-  countdown& c = signal();
+  countdown& c = finished();
   for (auto _ : state) {
     c.reset(external_tasks);
     for (std::uint64_t i = 0; i < external_tasks; ++i) p.submit([&c] { c.arrive(); });
@@ -134,7 +140,7 @@ void skewed_mutex_bm(benchmark::State& state) {
   pilfer::bench::mutex_pool p(threads);
   std_sync::atomic<std::uint64_t> sink{0};
   for (auto _ : state) {
-    countdown& c = signal();
+    countdown& c = finished();
     c.reset(1);
     p.submit([&] {
       std_sync::atomic<std::uint64_t> remaining{skewed_tasks};
@@ -184,7 +190,7 @@ void fib_tbb_bm(benchmark::State& state) {
 void external_tbb_bm(benchmark::State& state) {
   tbb_limit();
   tbb::task_arena arena(static_cast<int>(threads), 0);  // 2 workers; the caller only enqueues
-  countdown& c = signal();
+  countdown& c = finished();
   for (auto _ : state) {
     c.reset(external_tasks);
     for (std::uint64_t i = 0; i < external_tasks; ++i) arena.enqueue([&c] { c.arrive(); });

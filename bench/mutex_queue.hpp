@@ -35,8 +35,8 @@ class mutex_queue {
   std::deque<T> q_;
 };
 
-/// A pool with a single FIFO queue behind one mutex. submit() from anywhere; join() and group waits help by
-/// running queued tasks while their own work is outstanding.
+/// A pool with a single queue behind one mutex. submit() from anywhere appends; idle workers take from the
+/// front; join() and group waits help by running the newest queued task while their own work is outstanding.
 class mutex_pool {
  public:
   explicit mutex_pool(unsigned threads) {
@@ -62,14 +62,21 @@ class mutex_pool {
     epoch_.notify_one();
   }
 
-  /// Runs one queued task if there is one (used by helping waits).
-  bool run_one() {
+  /// Runs one queued task if there is one: idle workers take the oldest (FIFO); helping waits take the newest
+  /// (LIFO), which is usually the waiter's own child. Helping FIFO would start the oldest, largest subtrees
+  /// nested inside every wait and overflow the stack on deep fork-join (fib(30) does).
+  bool run_one(bool newest = false) {
     std::function<void()> f;
     {
       std::lock_guard<std_sync::mutex> g(m_);
       if (q_.empty()) return false;
-      f = std::move(q_.front());
-      q_.pop_front();
+      if (newest) {
+        f = std::move(q_.back());
+        q_.pop_back();
+      } else {
+        f = std::move(q_.front());
+        q_.pop_front();
+      }
     }
     f();
     return true;
@@ -78,14 +85,14 @@ class mutex_pool {
   /// Waits (helping) until `done` becomes true.
   void help_until(const std_sync::atomic<bool>& done) {
     while (!done.load(PILFER_SITE("bench.mpool", acquire))) {
-      if (!run_one()) std_sync::yield();
+      if (!run_one(true)) std_sync::yield();
     }
   }
 
   /// Waits (helping) until `remaining` drops to zero.
   void help_until_zero(const std_sync::atomic<std::uint64_t>& remaining) {
     while (remaining.load(PILFER_SITE("bench.mpool", acquire)) != 0) {
-      if (!run_one()) std_sync::yield();
+      if (!run_one(true)) std_sync::yield();
     }
   }
 

@@ -5,6 +5,8 @@
 // (growth + reclamation under TSan). The owner draws a random op mix (push, push burst, pop, pop burst) with a
 // per-round bias; thieves draw steal() or steal_batch_and_pop(). Invariants, checked every round:
 //   * exactly once: every pushed id is returned by exactly one pop/steal/batch (no loss, no duplicate);
+//   * publication: before pushing id the owner writes a plain (non-atomic) stamp for it; whoever takes the id
+//     reads the stamp and checks it — under TSan a missing happens-before edge is reported as a race;
 //   * LIFO: a pop right after push(x) yields x or nothing; consecutive pops yield decreasing ids;
 //   * FIFO: each thief's successive steals yield increasing ids; a batch keeps FIFO order (the returned item is
 //     the oldest, the destination pops newest first) and moves at most `max` items;
@@ -31,6 +33,7 @@ using namespace pilfer::stress;
 
 constexpr unsigned thieves = 3;
 constexpr std::size_t batch_max = 8;
+constexpr std::uint64_t stamp_of(std::uint64_t id) { return id * 0x9E3779B97F4A7C15ull ^ 0xA5A5A5A5u; }
 
 struct thief_log {
   std::vector<std::uint64_t> got;
@@ -44,7 +47,10 @@ struct totals {
 
 template <class Deque>
 void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& owner_done, thief_log& log,
-               failures& fail, std::uint64_t seed, unsigned index) {
+               const std::vector<std::uint64_t>& stamps, failures& fail, std::uint64_t seed, unsigned index) {
+  auto check_stamp = [&](std::uint64_t v) {
+    if (v < stamps.size() && stamps[v] != stamp_of(v)) fail.fail("DQ-3: taken item's data not published", v, stamps[v]);
+  };
   rng r(seed, 100 + index);
   Deque dest(1);  // owned by this thief: the batch destination (also grows from capacity 1)
   std::int64_t last = -1;
@@ -55,6 +61,7 @@ void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& own
       if (res.is_success()) {
         const auto v0 = res.value;
         if (static_cast<std::int64_t>(v0) <= last) fail.fail("DQ-2: batch head not increasing", v0, last);
+        check_stamp(v0);
         log.got.push_back(v0);
         ++log.batches;
         // The destination holds the rest of the batch in FIFO order: popping gives newest first.
@@ -68,6 +75,7 @@ void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& own
           if (prev >= 0 && sv >= prev) fail.fail("DQ-6: batch order not FIFO", *v, prev);
           if (prev < 0) newest = sv;
           prev = sv;
+          check_stamp(*v);
           log.got.push_back(*v);
         }
         if (moved + 1 > batch_max) fail.fail("DQ-6: batch moved more than max", moved + 1, batch_max);
@@ -85,6 +93,7 @@ void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& own
         const auto v = static_cast<std::int64_t>(res.value);
         if (v <= last) fail.fail("DQ-2: steals not FIFO for one thief", res.value, last);
         last = v;
+        check_stamp(res.value);
         log.got.push_back(res.value);
         ++log.steals;
         continue;
@@ -109,11 +118,12 @@ template <class Deque>
 void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals& t, failures& fail) {
   Deque dq(1);
   std_sync::atomic<bool> owner_done{false};
+  std::vector<std::uint64_t> stamps(items, 0);  // written by the owner just before each push
   std::array<thief_log, thieves> logs;
   std::array<std_sync::thread, thieves> ts;
   const std::uint64_t seed = o.seed ^ (round_no * 0x9E3779B97F4A7C15ull);
   for (unsigned i = 0; i < thieves; ++i) {
-    ts[i] = std_sync::thread([&, i, s = dq.get_stealer()] { thief_run<Deque>(s, owner_done, logs[i], fail, seed, i); });
+    ts[i] = std_sync::thread([&, i, s = dq.get_stealer()] { thief_run<Deque>(s, owner_done, logs[i], stamps, fail, seed, i); });
   }
 
   rng r(seed, 0);
@@ -140,6 +150,7 @@ void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals
     last_was_push = false;
   };
   auto do_push = [&] {
+    stamps[next] = stamp_of(next);
     dq.push(next);
     last_pushed = next++;
     last_was_push = true;

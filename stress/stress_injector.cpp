@@ -4,6 +4,8 @@
 // Each round: P producers push their own increasing sequence (value = producer << 40 | seq) while C consumers
 // take with steal() or steal_batch_and_pop() into a consumer-owned deque. Invariants, checked every round:
 //   * exactly once: every pushed value is taken by exactly one consumer (INJ-2);
+//   * publication: each producer writes a plain (non-atomic) stamp before pushing; consumers read and check it
+//     (under TSan a missing happens-before edge is reported as a race);
 //   * per-producer FIFO: along each consumer's take order, one producer's sequence numbers increase; a batch
 //     returns its oldest item and leaves the rest in FIFO order in the destination (INJ-1);
 //   * progress: consumers only ever see success/empty/retry, and retry never carries a value (INJ-3);
@@ -40,7 +42,13 @@ struct totals {
 
 template <class Injector>
 void consume(Injector& inj, std_sync::atomic<std::uint64_t>& taken, std::uint64_t total, consumer_log& log,
-             std::uint64_t seed, unsigned index) {
+             const std::vector<std::vector<std::uint64_t>>& stamps, failures& fail, std::uint64_t seed,
+             unsigned index) {
+  auto check = [&](std::uint64_t v) {
+    const auto p = v >> seq_bits, s = v & ((std::uint64_t{1} << seq_bits) - 1);
+    if (p < stamps.size() && s < stamps[p].size() && stamps[p][s] != (v ^ 0x5A5A5A5Au))
+      fail.fail("INJ-2: taken item's data not published", v, stamps[p][s]);
+  };
   rng r(seed, 200 + index);
   pilfer::basic_deque<std::uint64_t, std_sync> dest(1);
   std::vector<std::uint64_t> rest;
@@ -49,9 +57,13 @@ void consume(Injector& inj, std_sync::atomic<std::uint64_t>& taken, std::uint64_
       auto res = inj.steal_batch_and_pop(dest, 1 + r.below(16));
       if (res.is_success()) {
         ++log.batches;
+        check(res.value);
         log.got.push_back(res.value);
         rest.clear();
-        while (auto v = dest.pop()) rest.push_back(*v);  // newest first
+        while (auto v = dest.pop()) {  // newest first
+          check(*v);
+          rest.push_back(*v);
+        }
         log.got.insert(log.got.end(), rest.rbegin(), rest.rend());
         taken.fetch_add(1 + rest.size(), PILFER_SITE("stress.taken", acq_rel));
         continue;
@@ -60,6 +72,7 @@ void consume(Injector& inj, std_sync::atomic<std::uint64_t>& taken, std::uint64_
     } else {
       auto res = inj.steal();
       if (res.is_success()) {
+        check(res.value);
         log.got.push_back(res.value);
         taken.fetch_add(1, PILFER_SITE("stress.taken", acq_rel));
         continue;
@@ -77,14 +90,17 @@ void round(const options& o, std::uint64_t round_no, std::uint64_t per_producer,
   const std::uint64_t total = per_producer * producers;
   std_sync::atomic<std::uint64_t> taken{0};
   std::vector<consumer_log> logs(consumers);
+  std::vector<std::vector<std::uint64_t>> stamps(producers, std::vector<std::uint64_t>(per_producer, 0));
   std::vector<std_sync::thread> ts;
   for (unsigned c = 0; c < consumers; ++c)
-    ts.emplace_back([&, c] { consume(inj, taken, total, logs[c], seed, c); });
+    ts.emplace_back([&, c] { consume(inj, taken, total, logs[c], stamps, fail, seed, c); });
   for (unsigned p = 0; p < producers; ++p) {
     ts.emplace_back([&, p] {
       rng r(seed, p);
       for (std::uint64_t s = 0; s < per_producer; ++s) {
-        inj.push((std::uint64_t{p} << seq_bits) | s);
+        const std::uint64_t v = (std::uint64_t{p} << seq_bits) | s;
+        stamps[p][s] = v ^ 0x5A5A5A5Au;
+        inj.push(v);
         if (r.below(64) == 0) std_sync::yield();  // vary the producer/consumer phase
       }
     });

@@ -29,7 +29,7 @@ class tbb_pool {
 
   explicit tbb_pool(unsigned n)
       : gc_(tbb::global_control::max_allowed_parallelism, n + 1), arena_(static_cast<int>(n), 0) {}
-  ~tbb_pool() {
+  ~tbb_pool() noexcept {  // task_group's destructor is noexcept(false); every task has finished here
     wait_idle();
     arena_.execute([this] { tg_.wait(); });
   }

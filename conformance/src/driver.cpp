@@ -64,6 +64,12 @@ struct result {
   double seconds;
 };
 
+/// pilfer's own components, the mutants' correct bases and an outside project's subject must pass;
+/// a peer's failure is a finding.
+bool must_pass(const implementation& im) {
+  return im.role == "pilfer" || im.role == "reference" || im.role == "subject";
+}
+
 result run_one(const implementation& im, const requirement_test& t, const run_config& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   verdict v;
@@ -138,7 +144,7 @@ int run_report(const registry& reg, const options& o) {
         if (found->v.failed()) {
           row << " **FAIL** [" << notes.size() + 1 << "] |";
           notes.push_back(c->name + " " + id + ": seed=" + std::to_string(found->v.seed) + " " + found->v.detail);
-          if (c->role == "pilfer") ++pilfer_failures; else ++findings;
+          if (must_pass(*c)) ++pilfer_failures; else ++findings;
         } else {
           row << " " << to_string(found->v.kind) << " |";
         }
@@ -148,7 +154,8 @@ int run_report(const registry& reg, const options& o) {
     md << "\n";
   }
   if (!notes.empty()) {
-    md << "Failures (pilfer implementations must have none; a peer's failure is a finding):\n\n";
+    md << "Failures (pilfer, reference and subject implementations must have none; a peer's failure is a "
+          "finding):\n\n";
     for (std::size_t i = 0; i < notes.size(); ++i) md << "[" << i + 1 << "] " << md_escape(notes[i]) << "\n\n";
   }
   bool any_mutant = false;
@@ -167,7 +174,7 @@ int run_report(const registry& reg, const options& o) {
     }
     md << "\n";
   }
-  md << "Summary: " << pilfer_failures << " pilfer failure(s), " << survivors << " surviving mutant(s), " << findings
+  md << "Summary: " << pilfer_failures << " failure(s) of must-pass implementations, " << survivors << " surviving mutant(s), " << findings
      << " finding(s) on peers.\n";
 
   std::ostringstream js;

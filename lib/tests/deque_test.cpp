@@ -519,7 +519,7 @@ TEST(DequeConcurrent, ExactlyOnceWithThieves) {
   const auto seed = test_seed();
   for (int thieves = 1; thieves <= 3; ++thieves) {
     for (std::size_t cap : {1u, 64u}) {
-      run_config cfg{thieves, false, cap, 20'000};
+      run_config cfg{thieves, false, cap, 50'000};
       auto out = run_concurrent(cfg, seed + static_cast<std::uint64_t>(thieves));
       SCOPED_TRACE(testing::Message() << "thieves=" << thieves << " cap=" << cap << " seed=" << seed);
       check_exactly_once(cfg, out);
@@ -535,7 +535,7 @@ TEST(DequeConcurrent, ExactlyOnceWithThieves) {
 TEST(DequeConcurrent, ExactlyOnceWithBatchThieves) {
   const auto seed = test_seed();
   for (int thieves = 1; thieves <= 3; ++thieves) {
-    run_config cfg{thieves, true, 2, 20'000};
+    run_config cfg{thieves, true, 2, 50'000};
     auto out = run_concurrent(cfg, seed ^ 0x5bd1e995u);
     SCOPED_TRACE(testing::Message() << "thieves=" << thieves << " seed=" << seed);
     check_exactly_once(cfg, out);

@@ -172,6 +172,8 @@ class checker {
   void begin_op(const std::source_location& src);  // scheduling point before a visible op
   bool enabled(std::uint32_t t) const;
   std::uint32_t choose(std::uint32_t n);
+  std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
+  bool fast_replay(std::uint32_t* aux);
   hash128 state_hash() const;
   void finish_thread();
 
@@ -223,7 +225,10 @@ class checker {
   std::string fail_kind_, fail_msg_;
   std::uint32_t last_run_ = none;
   unsigned preemptions_ = 0;
+  hash128 last_hash_{0, 0};
+  bool have_last_ = false;
   ucontext_t sched_ctx_{};
+  void* sched_sp_ = nullptr;
   std::vector<std::unique_ptr<char[]>> stacks_;
 #if defined(PILFER_MODEL_ASAN)
   void* fake_stack_ = nullptr;
@@ -283,6 +288,36 @@ std::uint32_t checker::choose(std::uint32_t n) {
   path_.push_back(decision{c, n});
   ++depth_;
   return c;
+}
+
+/// Like choose() but always recorded (even with one alternative), with the outcome.
+std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
+  const auto n = static_cast<std::uint32_t>(aux.size());
+  if (depth_ < path_.size()) {
+    decision& d = path_[depth_++];
+    if (d.count != n && !replaying_token_)
+      fail("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+                              " alternatives before and " + std::to_string(n) + " now");
+    if (d.chosen >= n) fail("model error", "replay token does not match this scenario");
+    d.count = n;
+    d.aux = aux[d.chosen];
+    return d.chosen;
+  }
+  std::uint32_t c = 0;
+  if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
+  path_.push_back(decision{c, n, aux[c]});
+  ++depth_;
+  return c;
+}
+
+/// Replaying a prefix (except its last, bumped decision): take the recorded outcome.
+bool checker::fast_replay(std::uint32_t* aux) {
+  if (replaying_token_ || depth_ + 1 >= prefix_ || depth_ >= path_.size()) return false;
+  const decision& d = path_[depth_];
+  if (d.aux == 0xFFFFFFFFu) return false;
+  *aux = d.aux;
+  ++depth_;
+  return true;
 }
 
 std::string checker::token() const {
@@ -368,6 +403,7 @@ void checker::reset_execution() {
   depth_ = 0;
   last_run_ = none;
   preemptions_ = 0;
+  have_last_ = false;
 }
 
 void checker::cleanup_execution() {
@@ -394,13 +430,23 @@ checker::outcome checker::run_execution() {
     if (over_) break;
     // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
     if (opt_.how == mode::exhaustive && !replaying_token_) {
-      if (depth_ >= prefix_) {
-        if (!visited_.insert(state_hash()).second) {
+      // (the same state seen twice in a row is one visit: a thread started or resumed
+      // without adding an event yet)
+      const hash128 h = state_hash();
+      if (std::getenv("PILFER_MODEL_DEBUG")) {
+        std::fprintf(stderr, "state %016llx depth=%zu prefix=%zu ev=%zu:", (unsigned long long)h.a, depth_, prefix_, events_.size());
+        for (auto& t : threads_) std::fprintf(stderr, " [%d %d %zu %016llx]", (int)t.status, (int)t.pend, t.events.size(), (unsigned long long)t.ha);
+        std::fprintf(stderr, "\n");
+      }
+      if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
+        if (!visited_.insert(h).second) {
           pruned_ = true;
           break;
         }
         ++res_.states;
       }
+      last_hash_ = h;
+      have_last_ = true;
     } else {
       ++res_.states;
     }
@@ -488,7 +534,8 @@ hash128 checker::state_hash() const {
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];
     std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
-                          (static_cast<std::uint64_t>(th.after_yield) << 16);
+                          (static_cast<std::uint64_t>(th.after_yield) << 16) |
+                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
     std::uint64_t ry = 0;
     for (auto l : th.read_since_yield) ry += mix64(locs_[l].key);
     a += combine(combine(combine(th.key, th.ha), extra), ry);
@@ -524,6 +571,7 @@ void checker::fiber_entry() {
 void checker::finish_thread() {
   mthread& th = threads_[cur_];
   event e = make_event(ek::finish, none, std::source_location::current());
+  compute_views(e, th);
   const auto gid = add_event(e, none);
   commit(gid);
   th.status = tstatus::finished;
@@ -544,6 +592,38 @@ void checker::main_body() {
   scenario_.reset();
 }
 
+// Context switching. On x86-64 a 14-instruction switch (callee-saved registers + stack
+// pointer); ucontext's swapcontext costs two sigprocmask system calls per switch, which
+// dominated exploration time. Other targets use ucontext.
+#if defined(__x86_64__) && !defined(PILFER_MODEL_UCONTEXT)
+#define PILFER_MODEL_ASM_SWITCH 1
+extern "C" void pilfer_model_switch(void** save_sp, void* next_sp);
+asm(R"(
+.text
+.globl pilfer_model_switch
+.type pilfer_model_switch,@function
+pilfer_model_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+.size pilfer_model_switch,.-pilfer_model_switch
+.section .note.GNU-stack,"",@progbits
+.text
+)");
+#endif
+
 void checker::switch_to(std::uint32_t t) {
   mthread& th = threads_[t];
   cur_ = t;
@@ -551,16 +631,29 @@ void checker::switch_to(std::uint32_t t) {
     th.started = true;
     const std::size_t slot = t;
     while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
+#if defined(PILFER_MODEL_ASM_SWITCH)
+    auto top = reinterpret_cast<std::uintptr_t>(stacks_[slot].get() + stack_size) & ~std::uintptr_t{15};
+    auto* sp = reinterpret_cast<void**>(top);
+    *--sp = nullptr;                                                  // fake return address
+    *--sp = reinterpret_cast<void*>(&checker::fiber_entry);           // `ret` target
+    for (int i = 0; i < 6; ++i) *--sp = nullptr;                      // rbp rbx r12-r15
+    th.sp = sp;
+#else
     getcontext(&th.ctx);
     th.ctx.uc_stack.ss_sp = stacks_[slot].get();
     th.ctx.uc_stack.ss_size = stack_size;
     th.ctx.uc_link = &sched_ctx_;
     makecontext(&th.ctx, &checker::fiber_entry, 0);
+#endif
   }
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_start_switch_fiber(&fake_stack_, stacks_[t].get(), stack_size);
 #endif
+#if defined(PILFER_MODEL_ASM_SWITCH)
+  pilfer_model_switch(&sched_sp_, th.sp);
+#else
   swapcontext(&sched_ctx_, &th.ctx);
+#endif
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_finish_switch_fiber(fake_stack_, nullptr, nullptr);
 #endif
@@ -570,10 +663,14 @@ void checker::switch_to_scheduler() {
 #if defined(PILFER_MODEL_ASAN)
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, nullptr, 0);
-  swapcontext(&threads_[cur_].ctx, &sched_ctx_);
-  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+#if defined(PILFER_MODEL_ASM_SWITCH)
+  pilfer_model_switch(&threads_[cur_].sp, sched_sp_);
 #else
   swapcontext(&threads_[cur_].ctx, &sched_ctx_);
+#endif
+#if defined(PILFER_MODEL_ASAN)
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
 }
 
@@ -809,7 +906,7 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
     std::vector<std::uint32_t> out_acc, out_fence_w, out_fence_eco;
     for (auto yg : l.acc) {
       const event& y = events_[yg];
-      if (yg == gid || key_of(y) <= ke) continue;
+      if (yg == gid || !(y.rd || y.wr) || key_of(y) <= ke) continue;
       if (y.sc && y.wr) out_acc.push_back(sc_of(y));
       for (auto fg : sc_nodes_) {
         const event& f = events_[fg];
@@ -928,22 +1025,18 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   // fair visibility after a yield: the first read of each location reads the latest store
   if (th.after_yield && std::find(th.read_since_yield.begin(), th.read_since_yield.end(), lid) == th.read_since_yield.end())
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+  // a woken waiter re-reads the latest store (as futex-based implementations do)
+  if (th.fresh_loc == lid) {
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    th.fresh_loc = none;
+  }
   const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
   const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
   struct cand {
     std::uint32_t w;
     bool rmw;
   };
-  std::vector<cand> cands;
-  for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
-    const std::uint32_t w = l.mo[p];
-    bool becomes_rmw = is_rmw_op && (!is_cas || (events_[w].wval & mask) == (expected & mask));
-    if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
-    cands.push_back(cand{w, becomes_rmw});
-  }
-  // build each candidate event, keep the psc-consistent ones
-  std::vector<event> ok;
-  for (const cand& c : cands) {
+  const auto build = [&](const cand& c) {
     event e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
     e.rd = true;
     e.rf = c.w;
@@ -966,29 +1059,46 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       e.rel = false;
     }
     compute_views(e, th);
-    ok.push_back(e);
-  }
-  // filter by psc (and atomicity placement: the RMW write goes right after its source)
-  std::vector<event> good;
-  for (auto& e : ok) {
-    if (!psc_needed(e, false)) {
-      good.push_back(e);
-      continue;
+    return e;
+  };
+  const auto rmw_from = [&](std::uint32_t p) {
+    const std::uint32_t w = l.mo[p];
+    return is_rmw_op && (!is_cas || (events_[w].wval & mask) == (expected & mask));
+  };
+  event e;
+  std::uint32_t fast = 0;
+  if (fast_replay(&fast)) {
+    e = build(cand{fast, rmw_from(events_[fast].mo_pos)});
+  } else {
+    std::vector<cand> cands;
+    for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
+      const bool becomes_rmw = rmw_from(p);
+      if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
+      cands.push_back(cand{l.mo[p], becomes_rmw});
     }
-    const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
-    const auto gid = add_event(e, pos);
-    const bool fine = psc_ok(gid, nullptr);
-    remove_last_event();
-    if (fine) good.push_back(e);
+    // build each candidate event, keep the psc-consistent ones (the RMW write goes right
+    // after its source in mo)
+    std::vector<event> good;
+    std::vector<std::uint32_t> aux;
+    for (const cand& c : cands) {
+      event x = build(c);
+      if (psc_needed(x, false)) {
+        const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
+        const bool fine = psc_ok(gid, nullptr);
+        remove_last_event();
+        if (!fine) continue;
+      }
+      good.push_back(x);
+      aux.push_back(c.w);
+    }
+    if (good.empty()) {
+      pruned_ = true;
+      over_ = true;
+      switch_to_scheduler();
+      std::abort();
+    }
+    e = good[choose_recorded(aux)];
   }
-  if (good.empty()) {
-    pruned_ = true;
-    over_ = true;
-    switch_to_scheduler();
-    std::abort();
-  }
-  const std::uint32_t c = choose(static_cast<std::uint32_t>(good.size()));
-  event e = good[c];
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
   const auto gid = add_event(e, pos);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
@@ -1019,7 +1129,12 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   }
   proto.wr = true;
   compute_views(proto, th);
+  std::uint32_t fastp = 0;
   std::vector<std::uint32_t> good;
+  if (fast_replay(&fastp)) {
+    positions.clear();
+    good.push_back(fastp);
+  }
   for (auto p : positions) {
     if (!psc_needed(proto, false)) {
       good.push_back(p);
@@ -1036,7 +1151,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     switch_to_scheduler();
     std::abort();
   }
-  const auto p = good[choose(static_cast<std::uint32_t>(good.size()))];
+  const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
   const auto gid = add_event(proto, p);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
@@ -1304,6 +1419,24 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
     if ((r.value & mask) != (old & mask)) return;
     mthread& th = threads_[cur_];
     const std::uint32_t x = events_[th.events.back()].rf;
+    // [atomics.wait]: a notify N already made unblocks this wait if a store Y on the
+    // location is mo-after the X we observed and Y happens-before N (a futex re-checks the
+    // value). A notify_one that already woke a thread is used up.
+    bool already = false;
+    const location& l = locs_[id];
+    for (auto ng : l.acc) {
+      const event& n = events_[ng];
+      if (n.kind != ek::notify || (n.wval == 0 && n.other != none)) continue;
+      for (std::size_t p = events_[x].mo_pos + 1; p < l.mo.size() && !already; ++p) {
+        const event& y = events_[l.mo[p]];
+        if (y.index < n.v.c[y.thread]) already = true;
+      }
+      if (already) break;
+    }
+    if (already) {
+      th.fresh_loc = id;
+      continue;
+    }
     event e = make_event(ek::wait_block, id, src);
     compute_views(e, th);
     const auto gid = add_event(e, none);
@@ -1345,9 +1478,13 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
     eligible = {eligible[c]};
   }
   if (!eligible.empty() && !all) e.other = eligible[0];
+  e.wval = all ? 1 : 0;  // notify_all stays effective for later waiters; notify_one once used does not
   const auto gid = add_event(e, none);
   commit(gid);
-  for (auto t : eligible) threads_[t].status = tstatus::runnable;
+  for (auto t : eligible) {
+    threads_[t].status = tstatus::runnable;
+    threads_[t].fresh_loc = id;
+  }
 }
 
 unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_location& src) {
@@ -1363,10 +1500,10 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   event e = make_event(ek::spawn, none, src);
   e.other = child;
   compute_views(e, parent);
+  threads_.push_back(std::move(th));  // (reserved: `parent` stays valid)
   const auto gid = add_event(e, none);
   commit(gid);
-  th.cur = events_[gid].v;  // the child starts hb-after the spawn
-  threads_.push_back(std::move(th));
+  threads_[child].cur = events_[gid].v;  // the child starts hb-after the spawn
   return child;
 }
 

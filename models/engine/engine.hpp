@@ -97,6 +97,7 @@ struct mthread {
   std::uint32_t pend_arg = 0;
   bool started = false;
   ucontext_t ctx{};
+  void* sp = nullptr;  // saved stack pointer (x86-64 switch)
   std::unique_ptr<detail::task> body;
   std::uint64_t key = 0;
   std::uint32_t parent = none;
@@ -110,6 +111,7 @@ struct mthread {
   bool after_yield = false;
   std::vector<std::uint32_t> read_since_yield;
   std::uint32_t wait_loc = none, wait_x = none;
+  std::uint32_t fresh_loc = none;  // woken waiter: next read of this location reads the latest
 };
 
 struct region {
@@ -129,8 +131,12 @@ struct hash128_hasher {
   std::size_t operator()(const hash128& h) const noexcept { return static_cast<std::size_t>(h.a ^ (h.b * 31)); }
 };
 
+/// One decision of an execution: the alternative taken among `count`, and for rf / mo
+/// decisions its outcome (`aux`: the rf write's gid or the mo position) so that replaying a
+/// prefix does not have to recompute and re-filter the candidates.
 struct decision {
   std::uint32_t chosen, count;
+  std::uint32_t aux = 0xFFFFFFFFu;
 };
 
 /// Thrown nowhere: failures switch back to the scheduler and the fiber is abandoned.

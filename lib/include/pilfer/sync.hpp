@@ -33,6 +33,27 @@
 #include <immintrin.h>
 #endif
 
+// ThreadSanitizer switch. TSan does not model std::atomic_thread_fence, so a
+// release fence followed by a relaxed store (Chase-Lev push: [P2] then [P4])
+// publishes data to an acquire load under the C++ model but not in TSan's
+// happens-before, and TSan reports the reader's access to the published data
+// (e.g. a task object) as a race. Under TSan only, std_sync therefore treats
+// every relaxed store/RMW of a thread that has executed a release (or
+// stronger) fence as a release store/RMW: a sound over-approximation of the
+// fence's effect (it can hide a race on data written between the fence and the
+// store, never invent one). Builds without TSan are unaffected. Missing-order
+// bugs are the model checker's job (models/), not TSan's.
+#if defined(__SANITIZE_THREAD__)
+#define PILFER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PILFER_TSAN 1
+#endif
+#endif
+#ifndef PILFER_TSAN
+#define PILFER_TSAN 0
+#endif
+
 namespace pilfer {
 
 /// An atomic order together with the tag of the site that uses it.
@@ -49,6 +70,26 @@ struct order_site {
 /// Cache-line size used to keep independently written fields apart.
 inline constexpr std::size_t cache_line = 64;
 
+namespace detail {
+#if PILFER_TSAN
+/// TSan only: has this thread executed a release-or-stronger fence?
+inline bool& tsan_fence_released() noexcept {
+  thread_local bool released = false;
+  return released;
+}
+#endif
+/// The order std_sync really uses for a store or RMW (see PILFER_TSAN above).
+inline std::memory_order store_order(std::memory_order o) noexcept {
+#if PILFER_TSAN
+  if (tsan_fence_released()) {
+    if (o == std::memory_order_relaxed) return std::memory_order_release;
+    if (o == std::memory_order_acquire || o == std::memory_order_consume) return std::memory_order_acq_rel;
+  }
+#endif
+  return o;
+}
+}  // namespace detail
+
 /// The standard-library policy: zero-cost mapping onto <atomic>/<thread>/<mutex>.
 struct std_sync {
   static constexpr bool is_model = false;
@@ -64,27 +105,29 @@ struct std_sync {
     atomic& operator=(const atomic&) = delete;
 
     T load(order_site s) const noexcept { return v_.load(s.order); }
-    void store(T v, order_site s) noexcept { v_.store(v, s.order); }
-    T exchange(T v, order_site s) noexcept { return v_.exchange(v, s.order); }
+    void store(T v, order_site s) noexcept { v_.store(v, detail::store_order(s.order)); }
+    T exchange(T v, order_site s) noexcept { return v_.exchange(v, detail::store_order(s.order)); }
     bool compare_exchange_strong(T& expected, T desired, order_site success,
                                  order_site failure) noexcept {
-      return v_.compare_exchange_strong(expected, desired, success.order, failure.order);
+      return v_.compare_exchange_strong(expected, desired, detail::store_order(success.order),
+                                        failure.order);
     }
     bool compare_exchange_weak(T& expected, T desired, order_site success,
                                order_site failure) noexcept {
-      return v_.compare_exchange_weak(expected, desired, success.order, failure.order);
+      return v_.compare_exchange_weak(expected, desired, detail::store_order(success.order),
+                                      failure.order);
     }
     T fetch_add(T d, order_site s) noexcept requires std::is_integral_v<T> {
-      return v_.fetch_add(d, s.order);
+      return v_.fetch_add(d, detail::store_order(s.order));
     }
     T fetch_sub(T d, order_site s) noexcept requires std::is_integral_v<T> {
-      return v_.fetch_sub(d, s.order);
+      return v_.fetch_sub(d, detail::store_order(s.order));
     }
     T fetch_or(T d, order_site s) noexcept requires std::is_integral_v<T> {
-      return v_.fetch_or(d, s.order);
+      return v_.fetch_or(d, detail::store_order(s.order));
     }
     T fetch_and(T d, order_site s) noexcept requires std::is_integral_v<T> {
-      return v_.fetch_and(d, s.order);
+      return v_.fetch_and(d, detail::store_order(s.order));
     }
     /// Block while the value equals `old` (C++20 atomic wait semantics:
     /// may return spuriously only after re-checking; callers loop).
@@ -97,7 +140,14 @@ struct std_sync {
   };
 
   /// A thread fence with a tagged order.
-  static void fence(order_site s) noexcept { std::atomic_thread_fence(s.order); }
+  static void fence(order_site s) noexcept {
+#if PILFER_TSAN
+    if (s.order == std::memory_order_release || s.order == std::memory_order_acq_rel ||
+        s.order == std::memory_order_seq_cst)
+      detail::tsan_fence_released() = true;
+#endif
+    std::atomic_thread_fence(s.order);
+  }
 
   /// Plain (non-atomic) shared memory. Under the model checker every access
   /// is checked for data races; here it is the bare value.

@@ -71,8 +71,8 @@ class topology {
   /// the top, types node|numa, package|pack|socket, l3|l2|l1|cache|group,
   /// core, pu. Levels not given count 1. Throws std::invalid_argument.
   static topology synthetic(std::string_view desc) {
-    unsigned nodes = 1, packages = 1, caches = 1, cores = 1, pus = 1;
-    bool any = false;
+    enum kind { node, package, cache, core, pu };
+    std::vector<std::pair<kind, unsigned>> levels;
     std::size_t i = 0;
     while (i < desc.size()) {
       while (i < desc.size() && desc[i] == ' ') ++i;
@@ -95,26 +95,52 @@ class topology {
         if (count > 4096) throw std::invalid_argument("pilfer::topology::synthetic: count too large");
       }
       if (count == 0) throw std::invalid_argument("pilfer::topology::synthetic: zero count");
-      if (type == "node" || type == "numa" || type == "numanode") nodes *= count;
-      else if (type == "package" || type == "pack" || type == "socket") packages *= count;
+      kind k;
+      if (type == "node" || type == "numa" || type == "numanode") k = node;
+      else if (type == "package" || type == "pack" || type == "socket") k = package;
       else if (type == "l3" || type == "l2" || type == "l1" || type == "cache" || type == "group" ||
                type == "l3cache" || type == "l2cache")
-        caches *= count;
-      else if (type == "core") cores *= count;
-      else if (type == "pu") pus *= count;
+        k = cache;
+      else if (type == "core") k = core;
+      else if (type == "pu") k = pu;
       else throw std::invalid_argument("pilfer::topology::synthetic: unknown level '" + type + "'");
-      any = true;
+      levels.emplace_back(k, count);
     }
-    if (!any) throw std::invalid_argument("pilfer::topology::synthetic: empty description");
-    // Packages sit above or below NUMA nodes; for distances only the product
-    // matters: every package/node pair forms one memory domain.
-    const unsigned domains = nodes * packages;
+    if (levels.empty()) throw std::invalid_argument("pilfer::topology::synthetic: empty description");
+    std::size_t total = 1;
+    for (auto& l : levels) total *= l.second;
+    if (total > 65536) throw std::invalid_argument("pilfer::topology::synthetic: too many PUs");
+    // Deepest level index of each kind (-1: absent). A PU's index "down to
+    // level L" numbers the objects of level L across the machine.
+    auto deepest = [&](kind k) {
+      int d = -1;
+      for (std::size_t l = 0; l < levels.size(); ++l)
+        if (levels[l].first == k) d = static_cast<int>(l);
+      return d;
+    };
+    const int d_node = deepest(node), d_pack = deepest(package), d_cache = deepest(cache), d_core = deepest(core);
+    const int d_group = d_cache >= 0 ? d_cache : (d_pack >= 0 ? d_pack : d_node);
     std::vector<processing_unit> v;
-    unsigned os = 0, core = 0, cache = 0;
-    for (unsigned d = 0; d < domains; ++d)
-      for (unsigned c = 0; c < caches; ++c, ++cache)
-        for (unsigned k = 0; k < cores; ++k, ++core)
-          for (unsigned p = 0; p < pus; ++p) v.push_back({os++, core, cache, d});
+    for (std::size_t id = 0; id < total; ++id) {
+      // Mixed-radix digits of id, outermost level first.
+      std::vector<unsigned> digit(levels.size());
+      std::size_t rest = id;
+      for (std::size_t l = levels.size(); l-- > 0;) {
+        digit[l] = static_cast<unsigned>(rest % levels[l].second);
+        rest /= levels[l].second;
+      }
+      auto index_down_to = [&](int depth) -> unsigned {
+        unsigned x = 0;
+        for (int l = 0; l <= depth; ++l) x = x * levels[static_cast<std::size_t>(l)].second + digit[static_cast<std::size_t>(l)];
+        return x;
+      };
+      processing_unit p;
+      p.os_index = static_cast<unsigned>(id);
+      p.core = d_core >= 0 ? index_down_to(d_core) : static_cast<unsigned>(id);
+      p.cache_group = d_group >= 0 ? index_down_to(d_group) : 0;
+      p.numa_node = d_node >= 0 ? index_down_to(d_node) : 0;
+      v.push_back(p);
+    }
     return topology(std::move(v));
   }
 

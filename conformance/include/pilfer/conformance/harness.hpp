@@ -21,7 +21,10 @@ class start_line {
   explicit start_line(int parties) : parties_(parties) {}
   void arrive_and_wait() noexcept {
     arrived_.fetch_add(1, PILFER_SITE("conformance.start", acq_rel));
-    while (arrived_.load(PILFER_SITE("conformance.start", acquire)) < parties_) sync::spin_hint();
+    // Spin briefly, then yield: with more threads than cores a pure spin would burn whole time slices.
+    for (int n = 0; arrived_.load(PILFER_SITE("conformance.start", acquire)) < parties_; ++n) {
+      if (n < 256) sync::spin_hint(); else sync::yield();
+    }
   }
 
  private:

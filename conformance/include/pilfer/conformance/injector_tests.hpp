@@ -59,7 +59,7 @@ verdict inj_sequential(const run_config& cfg, const char* id, int cases) {
     s.ops = *rc::gen::container<std::vector<int>>(rc::gen::weightedOneOf<int>(
         {{4, rc::gen::just(0)}, {3, rc::gen::inRange(1, 5)}, {1, rc::gen::inRange(30, 300)}}));
     const std::string e = run_inj_script<A>(s);
-    if (!e.empty()) RC_FAIL(e);
+    if (!e.empty()) PILFER_CONF_FAIL(e);
   });
 }
 
@@ -158,7 +158,7 @@ verdict inj_concurrent(const run_config& cfg, const char* id, inj_check check, i
       const std::string e = detail::run_inj_program<A>(p, check);
       if (!e.empty()) {
         budget->on_failure();
-        RC_FAIL(e + " (run " + std::to_string(r + 1) + " of " + std::to_string(runs) + ")");
+        PILFER_CONF_FAIL(e + " (run " + std::to_string(r + 1) + " of " + std::to_string(runs) + ")");
       }
     }
   });

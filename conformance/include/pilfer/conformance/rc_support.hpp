@@ -14,6 +14,20 @@ namespace pilfer::conformance {
 /// Check `testable` with rapidcheck using the run's seed; `cases` generated cases
 /// of size up to `max_size`. On failure rapidcheck has already shrunk the case;
 /// the verdict carries its description and the counterexample text.
+/// The message of the most recent failing case (racy properties: rapidcheck re-runs the smallest
+/// case to describe it, and a race may not repeat; this keeps the message of the run that failed).
+inline std::string& last_failure_message() {
+  static thread_local std::string m;
+  return m;
+}
+
+/// Fail the current case with `msg` (recorded for the verdict).
+#define PILFER_CONF_FAIL(msg)                                   \
+  do {                                                          \
+    ::pilfer::conformance::last_failure_message() = (msg);      \
+    RC_FAIL(::pilfer::conformance::last_failure_message());     \
+  } while (0)
+
 template <class Testable>
 verdict rc_verdict(const run_config& cfg, const char* id, int cases, int max_size, Testable&& t) {
   rc::detail::TestParams params;
@@ -24,11 +38,13 @@ verdict rc_verdict(const run_config& cfg, const char* id, int cases, int max_siz
   rc::detail::TestMetadata meta;
   meta.id = id;
   meta.description = id;
+  last_failure_message().clear();
   const auto result = rc::detail::checkTestable(std::forward<Testable>(t), meta, params);
   rc::detail::FailureResult failure;
   if (result.match(failure)) {
     std::ostringstream os;
-    os << failure.description;
+    const std::string& recorded = last_failure_message();
+    os << (recorded.empty() ? failure.description : recorded);
     for (const auto& [type, text] : failure.counterExample) os << " | smallest case: " << text;
     os << " (after " << failure.numSuccess << " passing cases)";
     return verdict::fail(cfg.seed, os.str());

@@ -9,14 +9,26 @@ namespace pilfer::detail {
 /// Exponential spin (Sync::spin_hint) for a few rounds, then Sync::yield().
 /// Under the model checker both calls are scheduling points, so a waiting
 /// loop never starves the thread it waits for.
+///
+/// Under a model policy (`Sync::is_model`) each call is exactly one
+/// `Sync::spin_hint()`: the checker parks the thread until another thread
+/// writes, so a second hint in a row could wait for a write that never comes.
 template <class Sync>
 class backoff {
  public:
   void spin() noexcept {
+    if constexpr (Sync::is_model) {
+      Sync::spin_hint();
+      return;
+    }
     for (std::uint32_t i = 0; i < (1u << step_); ++i) Sync::spin_hint();
     if (step_ < spin_limit) ++step_;
   }
   void snooze() noexcept {
+    if constexpr (Sync::is_model) {
+      Sync::spin_hint();
+      return;
+    }
     if (step_ < spin_limit) {
       for (std::uint32_t i = 0; i < (1u << step_); ++i) Sync::spin_hint();
       ++step_;

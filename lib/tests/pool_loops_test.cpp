@@ -1,0 +1,124 @@
+// parallel_for / parallel_reduce: coverage of every index exactly once,
+// empty ranges, grain edge cases, order-preserving reduction, adaptive
+// chunking (few pieces when nobody is hungry).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "pilfer/pool.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+
+namespace {
+
+// @verifies POOL-16
+TEST(PoolLoops, ParallelForCoversEachIndexOnceAcrossSizesAndGrains) {
+  pilfer::pool p({.threads = 3});
+  const std::size_t sizes[] = {0, 1, 2, 3, 17, 1000, under_tsan() ? 20000u : 100000u};
+  const std::size_t grains[] = {0, 1, 3, 7, 1000, std::size_t{1} << 40};
+  for (std::size_t n : sizes)
+    for (std::size_t g : grains) {
+      std::unique_ptr<counter[]> hits(new counter[n + 1]);
+      pilfer::parallel_for(p, std::size_t{0}, n, [&](std::size_t i) { add(hits[i]); }, g);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < n; ++i) bad += load(hits[i]) != 1;
+      EXPECT_EQ(bad, 0u) << "n=" << n << " grain=" << g;
+      EXPECT_EQ(load(hits[n]), 0u);
+    }
+}
+
+// @verifies POOL-16
+TEST(PoolLoops, EmptyAndReversedAndSignedRanges) {
+  pilfer::pool p({.threads = 2});
+  counter calls{0};
+  pilfer::parallel_for(p, 5, 5, [&](int) { add(calls); });
+  pilfer::parallel_for(p, 10, 3, [&](int) { add(calls); });
+  EXPECT_EQ(load(calls), 0u);
+  EXPECT_EQ(pilfer::parallel_reduce(p, 7, 7, 42L, [](int) { return 1L; }, [](long a, long b) { return a + b; }), 42L);
+  EXPECT_EQ(pilfer::parallel_reduce(p, 9, 2, -1, [](int) { return 1; }, [](int a, int b) { return a + b; }), -1);
+  // Signed range across zero.
+  const long s = pilfer::parallel_reduce(p, -500, 500, 0L, [](int i) { return static_cast<long>(i); },
+                                         [](long a, long b) { return a + b; }, 7);
+  EXPECT_EQ(s, -500L);
+  // 64-bit indices.
+  const std::int64_t base = std::int64_t{1} << 40;
+  const std::int64_t cnt = pilfer::parallel_reduce(p, base, base + 1000, std::int64_t{0},
+                                                   [](std::int64_t) { return std::int64_t{1}; },
+                                                   [](std::int64_t a, std::int64_t b) { return a + b; });
+  EXPECT_EQ(cnt, 1000);
+}
+
+// @verifies POOL-16
+TEST(PoolLoops, ReduceKeepsOperandOrder) {
+  pilfer::pool p({.threads = 3});
+  std::string expect;
+  for (int i = 0; i < 300; ++i) expect += std::to_string(i) + ",";
+  for (std::size_t g : {std::size_t{0}, std::size_t{1}, std::size_t{13}, std::size_t{1000}}) {
+    const std::string got = pilfer::parallel_reduce(
+        p, 0, 300, std::string{}, [](int i) { return std::to_string(i) + ","; },
+        [](std::string a, const std::string& b) { return a + b; }, g);
+    EXPECT_EQ(got, expect) << "grain " << g;
+  }
+  const std::uint64_t n = under_tsan() ? 100000 : 1000000;
+  const std::uint64_t sq = pilfer::parallel_reduce(p, std::uint64_t{0}, n, std::uint64_t{0},
+                                                   [](std::uint64_t i) { return i * i; },
+                                                   [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  EXPECT_EQ(sq, (n - 1) * n * (2 * n - 1) / 6);
+}
+
+// @verifies POOL-16 POOL-11
+TEST(PoolLoops, NestedLoopsOnOneWorkerAndAdaptiveSplitting) {
+  pilfer::pool one({.threads = 1});
+  counter c{0};
+  pilfer::parallel_for(one, 0, 20, [&](int) { pilfer::parallel_for(one, 0, 50, [&](int) { add(c); }); });
+  EXPECT_EQ(load(c), 1000u);
+  // Nobody is hungry on one worker: the budget (size() == 1) allows one split
+  // per top-level call, not n/grain pieces.
+  const auto before = one.stats().total.join_pushes;
+  pilfer::parallel_for(one, 0, 100000, [&](int) {});
+  EXPECT_LE(one.stats().total.join_pushes - before, 1u);
+  // An explicit grain cannot force more pieces than the budget; a large
+  // grain stops splitting early.
+  const auto b2 = one.stats().total.join_pushes;
+  pilfer::parallel_for(one, 0, 100000, [&](int) {}, 1 << 20);
+  EXPECT_EQ(one.stats().total.join_pushes - b2, 0u);
+
+  // With several workers the pieces multiply only when halves get stolen;
+  // they stay far below n.
+  pilfer::pool p({.threads = 3});
+  const auto b3 = p.stats().total.join_pushes;
+  counter work{0};
+  pilfer::parallel_for(p, 0, 100000, [&](int) { add(work); });
+  const auto pieces = p.stats().total.join_pushes - b3 + 1;
+  std::printf("[figure] parallel_for n=100000 on 3 workers, auto grain: %llu pieces, %llu steals\n",
+              static_cast<unsigned long long>(pieces), static_cast<unsigned long long>(p.stats().total.steals));
+  EXPECT_EQ(load(work), 100000u);
+  EXPECT_GE(pieces, 2u);
+  EXPECT_LT(pieces, 100000u / 16);
+}
+
+// @verifies POOL-16 POOL-10
+TEST(PoolLoops, BodyExceptionPropagates) {
+  pilfer::pool p({.threads = 2});
+  EXPECT_THROW(pilfer::parallel_for(p, 0, 1000,
+                                    [](int i) {
+                                      if (i == 777) throw std::runtime_error("777");
+                                    }),
+               std::runtime_error);
+  EXPECT_THROW((void)pilfer::parallel_reduce(
+                   p, 0, 100, 0,
+                   [](int i) {
+                     if (i == 50) throw std::logic_error("50");
+                     return i;
+                   },
+                   [](int a, int b) { return a + b; }),
+               std::logic_error);
+  EXPECT_EQ(p.submit([] { return 1; }).get(), 1);
+}
+
+}  // namespace

@@ -1,0 +1,127 @@
+// Topology: synthetic descriptions, placement (one worker per core), victim
+// order nearest first, pinning and graceful degradation.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <sched.h>
+
+#include "pilfer/pool.hpp"
+#include "pilfer/topology.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+
+namespace {
+
+// @verifies POOL-13
+TEST(Topology, SyntheticParse) {
+  const auto t = pilfer::topology::synthetic("node:2 l3:2 core:2 pu:2");
+  EXPECT_EQ(t.num_pus(), 16u);
+  EXPECT_EQ(t.num_cores(), 8u);
+  EXPECT_EQ(t.num_cache_groups(), 4u);
+  EXPECT_EQ(t.num_numa_nodes(), 2u);
+  EXPECT_EQ(t.pus()[5], (pilfer::processing_unit{5, 2, 1, 0}));
+  EXPECT_EQ(t.pus()[9], (pilfer::processing_unit{9, 4, 2, 1}));
+  EXPECT_THROW(pilfer::topology::synthetic(""), std::invalid_argument);
+  EXPECT_THROW(pilfer::topology::synthetic("core:0"), std::invalid_argument);
+  EXPECT_THROW(pilfer::topology::synthetic("gpu:2"), std::invalid_argument);
+  EXPECT_THROW(pilfer::topology::synthetic("core:x"), std::invalid_argument);
+  const auto flat = pilfer::topology::synthetic("core:4");
+  EXPECT_EQ(flat.num_cores(), 4u);
+  EXPECT_EQ(flat.num_numa_nodes(), 1u);
+}
+
+#if defined(PILFER_HAVE_HWLOC)
+// @verifies POOL-13
+TEST(Topology, HwlocSyntheticMatchesOwnParser) {
+  for (const char* d : {"node:2 l3:2 core:2 pu:2", "core:4 pu:1", "node:2 core:3 pu:2", "pack:2 l3:2 core:2 pu:1"}) {
+    const auto ours = pilfer::topology::synthetic(d);
+    const auto theirs = pilfer::topology::from_hwloc_synthetic(d);
+    EXPECT_EQ(theirs.num_pus(), ours.num_pus()) << d;
+    EXPECT_EQ(theirs.num_cores(), ours.num_cores()) << d;
+    EXPECT_EQ(theirs.num_numa_nodes(), ours.num_numa_nodes()) << d;
+    // Same distance classes between every pair of PUs.
+    for (unsigned a = 0; a < ours.num_pus(); ++a)
+      for (unsigned b = 0; b < ours.num_pus(); ++b)
+        EXPECT_EQ(pilfer::topology::distance(theirs.pus()[a], theirs.pus()[b]),
+                  pilfer::topology::distance(ours.pus()[a], ours.pus()[b]))
+            << d << " " << a << "," << b;
+  }
+  EXPECT_THROW(pilfer::topology::from_hwloc_synthetic("nonsense:3"), std::invalid_argument);
+  const auto here = pilfer::topology::detect(1);
+  EXPECT_GE(here.num_pus(), 1u);
+}
+#endif
+
+// @verifies POOL-13
+TEST(Topology, PlacementOneWorkerPerCoreThenSiblings) {
+  const auto t = pilfer::topology::synthetic("node:2 l3:2 core:2 pu:2");
+  const auto pl = t.place(8);
+  std::set<unsigned> cores;
+  for (unsigned w = 0; w < 8; ++w) cores.insert(t.pus()[pl[w]].core);
+  EXPECT_EQ(cores.size(), 8u) << "8 workers on 8 distinct cores";
+  EXPECT_EQ(t.pus()[pl[0]].os_index, 0u);
+  EXPECT_EQ(t.pus()[pl[1]].os_index, 2u);  // next core, not the sibling PU
+  const auto pl16 = t.place(16);
+  EXPECT_EQ(t.pus()[pl16[8]].os_index, 1u);  // second round: sibling PUs
+  const auto pl20 = t.place(20);
+  EXPECT_EQ(pl20[16], pl20[0]);  // wraps around
+}
+
+// @verifies POOL-13
+TEST(Topology, PoolVictimsNearestFirst) {
+  // 8 workers on node:2 l3:2 core:2 (one PU per core): worker 0's victims are
+  // {1} (same L3), {2,3} (same node), {4..7} (other node).
+  pilfer::pool p({.threads = 8, .topo = pilfer::topology::synthetic("node:2 l3:2 core:2 pu:1")});
+  const auto& g0 = p.victim_groups(0);
+  ASSERT_EQ(g0.size(), 3u);
+  EXPECT_EQ(g0[0], (std::vector<unsigned>{1}));
+  EXPECT_EQ(g0[1], (std::vector<unsigned>{2, 3}));
+  EXPECT_EQ(g0[2], (std::vector<unsigned>{4, 5, 6, 7}));
+  const auto& g6 = p.victim_groups(6);
+  EXPECT_EQ(g6[0], (std::vector<unsigned>{7}));
+  EXPECT_EQ(g6[1], (std::vector<unsigned>{4, 5}));
+  EXPECT_EQ(g6[2], (std::vector<unsigned>{0, 1, 2, 3}));
+  // The pool works on a synthetic machine larger than this one.
+  EXPECT_EQ(p.submit([&] { return pilfer::parallel_reduce(p, 0, 1000, 0, [](int i) { return i; },
+                                                          [](int a, int b) { return a + b; }); })
+                .get(),
+            499500);
+}
+
+// @verifies POOL-13
+TEST(Topology, FlatAndOneNodeDegradeGracefully) {
+  pilfer::pool p({.threads = 3, .topo = pilfer::topology::flat(1)});  // more workers than PUs
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(p.placement(i), 0u);
+    EXPECT_EQ(p.victim_groups(i).size(), 1u);  // everybody at the same distance
+    EXPECT_EQ(p.victim_groups(i)[0].size(), 2u);
+  }
+  // Pinning onto CPUs this machine does not have is skipped, not fatal.
+  pilfer::pool q({.threads = 2, .pin = true, .topo = pilfer::topology::synthetic("core:1024")});
+  EXPECT_EQ(q.pinned_cpu(0), 0);  // CPU 0 exists everywhere...
+  EXPECT_EQ(q.submit([] { return 5; }).get(), 5);
+  pilfer::pool r({.threads = 1, .pin = true, .topo = pilfer::topology{{{1000, 0, 0, 0}}}});
+  EXPECT_EQ(r.pinned_cpu(0), -1);  // ...CPU 1000 does not: unpinned
+  EXPECT_EQ(r.submit([] { return 6; }).get(), 6);
+}
+
+// @verifies POOL-13
+TEST(Topology, PinnedWorkersRunOnTheirCpu) {
+  const unsigned n = static_cast<unsigned>(pilfer::topology::detect(1).num_cores());
+  pilfer::pool p({.threads = n, .pin = true});
+  for (unsigned i = 0; i < n; ++i) {
+    const int cpu = p.pinned_cpu(i);
+    if (cpu < 0) continue;  // restricted cpuset: degrade gracefully
+    EXPECT_EQ(p.submit([] { return sched_getcpu(); }, {.affinity = i}).get(), cpu) << "worker " << i;
+    EXPECT_EQ(static_cast<int>(p.topology().pus()[p.placement(i)].os_index), cpu);
+  }
+  std::set<unsigned> cores;
+  for (unsigned i = 0; i < n; ++i) cores.insert(p.topology().pus()[p.placement(i)].core);
+  EXPECT_EQ(cores.size(), n) << "one worker per core";
+}
+
+}  // namespace
