@@ -2,7 +2,7 @@
 //
 // Every program takes
 //   --seconds N     run the randomised phase for about N seconds (default per program)
-//   --iterations N  ... or for N rounds/operations, whichever bound is reached first
+//   --iterations N  ... or for exactly N rounds (submits in submit_while_parking); --seconds is then ignored
 //   --seed N        (or PILFER_SEED=N in the environment) replay a run; the seed is printed as seed=N
 // and exits non-zero, naming the broken invariant, when a check fails.
 // Threads are pilfer::std_sync::thread and counters pilfer::std_sync::atomic, as everywhere outside sync.hpp.
@@ -25,10 +25,9 @@ struct options {
   double seconds = 5.0;
   std::uint64_t iterations = 0;  // 0 = bounded by time only
   std::uint64_t seed = 0;
-  bool verbose = false;
 };
 
-/// Parses --seconds/--iterations/--seed/--verbose (both `--x N` and `--x=N`) and PILFER_SEED; prints seed=N.
+/// Parses --seconds/--iterations/--seed (both `--x N` and `--x=N`) and PILFER_SEED; prints seed=N.
 inline options parse(int argc, char** argv, const char* program, double default_seconds) {
   options o;
   o.seconds = default_seconds;
@@ -44,7 +43,7 @@ inline options parse(int argc, char** argv, const char* program, double default_
     if (const auto eq = a.find('='); eq != std::string_view::npos) {
       key = a.substr(0, eq);
       value = a.substr(eq + 1);
-    } else if (a != "--verbose" && a != "--help" && i + 1 < argc) {
+    } else if (a != "--help" && i + 1 < argc) {
       value = argv[++i];
     }
     const std::string v(value);
@@ -55,11 +54,9 @@ inline options parse(int argc, char** argv, const char* program, double default_
     } else if (key == "--seed") {
       o.seed = std::strtoull(v.c_str(), nullptr, 10);
       have_seed = true;
-    } else if (key == "--verbose") {
-      o.verbose = true;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--seconds N] [--iterations N] [--seed N] [--verbose]\n"
+                   "usage: %s [--seconds N] [--iterations N] [--seed N]\n"
                    "       (PILFER_SEED=N is accepted as well)\n",
                    program);
       std::exit(key == "--help" ? 0 : 2);
@@ -113,11 +110,12 @@ class deadline {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// Records the first failure (any thread) and reports it at the end.
+/// Counts failed checks (any thread), printing the first few.
 class failures {
  public:
   void fail(const char* what, std::uint64_t a = 0, std::uint64_t b = 0) noexcept {
-    if (count_.fetch_add(1, PILFER_SITE("stress.fail", acq_rel)) == 0) {
+    // The first few are printed (stderr is unbuffered; lines may interleave between threads).
+    if (count_.fetch_add(1, PILFER_SITE("stress.fail", acq_rel)) < 8) {
       std::fprintf(stderr, "FAILED: %s (%llu, %llu)\n", what, static_cast<unsigned long long>(a),
                    static_cast<unsigned long long>(b));
     }

@@ -12,7 +12,9 @@
 //     the oldest, the destination pops newest first) and moves at most `max` items;
 //   * retry is reported separately from empty (counted; never carries a value);
 //   * retired buffers stay within the geometric bound log2(capacity).
-// Usage: stress_deque [--impl chase_lev|mutex] [--seconds N] [--iterations ROUNDS] [--seed N]
+// --topology star (default): the three thieves steal only from the owner and drain each batch at once, which
+// pins down batch order exactly. --topology chain: see thief_chain() below.
+// Usage: stress_deque [--impl chase_lev|mutex] [--topology star|chain] [--seconds N] [--iterations ROUNDS] [--seed N]
 #include <pilfer/deque.hpp>
 #include <pilfer/mutex_deque.hpp>
 
@@ -20,6 +22,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -114,16 +117,89 @@ void thief_run(typename Deque::stealer victim, const std_sync::atomic<bool>& own
   }
 }
 
+// Pool-like topology (--topology chain): each thief owns a deque (capacity 1) that it fills by batch steals and
+// pops from gradually, while the other thieves steal from it too — a deque whose owner is itself a thief, as in
+// a work-stealing pool. Checks: exactly-once and publication overall, and each thief's takes from the main owner
+// increase (DQ-2). A thief's own deque holds batches from several victims, so its contents are not sorted and
+// no order is checked for it (the star topology checks LIFO and batch order exactly).
 template <class Deque>
-void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals& t, failures& fail) {
+void thief_chain(unsigned index, std::vector<typename Deque::stealer> victims, Deque& own,
+                 const std_sync::atomic<bool>& owner_done, thief_log& log, const std::vector<std::uint64_t>& stamps,
+                 failures& fail, std::uint64_t seed) {
+  rng r(seed, 300 + index);
+  std::vector<std::int64_t> last(victims.size(), -1);  // victims[0] is the main owner
+  auto take = [&](std::uint64_t v) {
+    if (v < stamps.size() && stamps[v] != stamp_of(v)) fail.fail("DQ-3: taken item's data not published", v, stamps[v]);
+    log.got.push_back(v);
+  };
+  for (;;) {
+    if (!own.empty() && r.below(2) == 0) {
+      if (auto v = own.pop()) take(*v);
+      continue;
+    }
+    const auto k = r.below(4) == 0 ? 1 + r.below(victims.size() - 1) : 0;
+    if (r.below(3) == 0) {
+      auto res = victims[k].steal_batch_and_pop(own, batch_max);
+      if (res.is_success()) {
+        if (k == 0 && static_cast<std::int64_t>(res.value) <= last[0]) fail.fail("DQ-2: batch head not increasing", res.value, last[0]);
+        last[k] = static_cast<std::int64_t>(res.value);
+        ++log.batches;
+        take(res.value);
+        continue;
+      }
+      if (res.is_retry()) {
+        ++log.retries;
+        continue;
+      }
+    } else {
+      auto res = victims[k].steal();
+      if (res.is_success()) {
+        if (k == 0 && static_cast<std::int64_t>(res.value) <= last[0]) fail.fail("DQ-2: steals from the owner not FIFO", res.value, last[0]);
+        last[k] = static_cast<std::int64_t>(res.value);
+        ++log.steals;
+        take(res.value);
+        continue;
+      }
+      if (res.is_retry()) {
+        ++log.retries;
+        continue;
+      }
+    }
+    ++log.empties;
+    // Leave once the owner has drained and announced it and our own deque is empty; items still in another
+    // thief's deque are that thief's to pop.
+    if (k == 0 && own.empty() && owner_done.load(PILFER_SITE("stress.done", acquire))) {
+      auto res = victims[0].steal();
+      if (res.is_success()) fail.fail("DQ-3: item left after the owner drained", res.value);
+      if (res.is_empty()) break;
+    }
+    std_sync::spin_hint();
+  }
+}
+
+template <class Deque>
+void round(const options& o, bool chain, std::uint64_t round_no, std::uint64_t items, totals& t, failures& fail) {
   Deque dq(1);
   std_sync::atomic<bool> owner_done{false};
   std::vector<std::uint64_t> stamps(items, 0);  // written by the owner just before each push
   std::array<thief_log, thieves> logs;
   std::array<std_sync::thread, thieves> ts;
+  std::vector<std::unique_ptr<Deque>> own;  // chain topology: each thief's deque
   const std::uint64_t seed = o.seed ^ (round_no * 0x9E3779B97F4A7C15ull);
-  for (unsigned i = 0; i < thieves; ++i) {
-    ts[i] = std_sync::thread([&, i, s = dq.get_stealer()] { thief_run<Deque>(s, owner_done, logs[i], stamps, fail, seed, i); });
+  if (chain) {
+    for (unsigned i = 0; i < thieves; ++i) own.push_back(std::make_unique<Deque>(1));
+    for (unsigned i = 0; i < thieves; ++i) {
+      std::vector<typename Deque::stealer> victims{dq.get_stealer()};
+      for (unsigned j = 0; j < thieves; ++j)
+        if (j != i) victims.push_back(own[j]->get_stealer());
+      ts[i] = std_sync::thread([&, i, victims] {
+        thief_chain<Deque>(i, victims, *own[i], owner_done, logs[i], stamps, fail, seed);
+      });
+    }
+  } else {
+    for (unsigned i = 0; i < thieves; ++i) {
+      ts[i] = std_sync::thread([&, i, s = dq.get_stealer()] { thief_run<Deque>(s, owner_done, logs[i], stamps, fail, seed, i); });
+    }
   }
 
   rng r(seed, 0);
@@ -175,6 +251,8 @@ void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals
   }
   owner_done.store(true, PILFER_SITE("stress.done", release));
   for (auto& th : ts) th.join();
+  for (auto& d : own)
+    if (!d->empty()) fail.fail("DQ-3: a thief's deque not drained", d->size());
 
   // Exactly once over the owner's pops and every thief's take.
   std::vector<std::uint8_t> seen(items, 0);
@@ -213,7 +291,7 @@ void round(const options& o, std::uint64_t round_no, std::uint64_t items, totals
 }
 
 template <class Deque>
-int run(const options& o, const char* name) {
+int run(const options& o, bool chain, const char* name) {
   failures fail;
   totals t;
   deadline d(o.seconds);
@@ -224,13 +302,19 @@ int run(const options& o, const char* name) {
     // Mostly mid-sized rounds; some tiny ones (start-up races) and some large ones (deep growth).
     const auto pick = sizes.below(10);
     const std::uint64_t items = pick == 0 ? 1 + sizes.below(16) : pick < 8 ? 2000 + sizes.below(6000) : 40000;
-    round<Deque>(o, n, items, t, fail);
+    round<Deque>(o, chain, n, items, t, fail);
   }
-  std::printf("%s: rounds=%llu items=%llu popped=%llu stolen=%llu (batches=%llu moving %llu) retries=%llu "
+  char batches[96];
+  if (chain) {  // batch sizes are not observable there: other thieves steal from the destination meanwhile
+    std::snprintf(batches, sizeof batches, "batches=%llu", static_cast<unsigned long long>(t.batches));
+  } else {
+    std::snprintf(batches, sizeof batches, "batches=%llu moving %llu", static_cast<unsigned long long>(t.batches),
+                  static_cast<unsigned long long>(t.batch_items));
+  }
+  std::printf("%s: rounds=%llu items=%llu popped=%llu stolen=%llu (%s) retries=%llu "
               "max_capacity=%zu max_retired=%zu elapsed=%.1fs\n",
               name, static_cast<unsigned long long>(t.rounds), static_cast<unsigned long long>(t.pushed),
-              static_cast<unsigned long long>(t.popped), static_cast<unsigned long long>(t.stolen),
-              static_cast<unsigned long long>(t.batches), static_cast<unsigned long long>(t.batch_items),
+              static_cast<unsigned long long>(t.popped), static_cast<unsigned long long>(t.stolen), batches,
               static_cast<unsigned long long>(t.retries), t.max_capacity, t.max_retired, d.elapsed());
   if (t.rounds == 0) fail.fail("no round ran");
   if (t.stolen == 0 && t.pushed > 100000) fail.fail("thieves never stole anything", t.pushed);
@@ -242,6 +326,7 @@ int run(const options& o, const char* name) {
 // @verifies DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6
 int main(int argc, char** argv) {
   std::string_view impl = "chase_lev";
+  std::string_view topology = "star";
   // Peel off --impl before the common options.
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -250,13 +335,24 @@ int main(int argc, char** argv) {
       impl = a.substr(7);
     } else if (a == "--impl" && i + 1 < argc) {
       impl = argv[++i];
+    } else if (a.starts_with("--topology=")) {
+      topology = a.substr(11);
+    } else if (a == "--topology" && i + 1 < argc) {
+      topology = argv[++i];
     } else {
       rest.push_back(argv[i]);
     }
   }
   const auto o = parse(static_cast<int>(rest.size()), rest.data(), "stress_deque", 5.0);
-  if (impl == "chase_lev") return run<pilfer::basic_deque<std::uint64_t, std_sync>>(o, "stress_deque[chase_lev]");
-  if (impl == "mutex") return run<pilfer::basic_mutex_deque<std::uint64_t, std_sync>>(o, "stress_deque[mutex]");
+  if (topology != "star" && topology != "chain") {
+    std::fprintf(stderr, "unknown --topology (star|chain)\n");
+    return 2;
+  }
+  const bool chain = topology == "chain";
+  if (impl == "chase_lev")
+    return run<pilfer::basic_deque<std::uint64_t, std_sync>>(o, chain, chain ? "stress_deque[chase_lev,chain]" : "stress_deque[chase_lev]");
+  if (impl == "mutex")
+    return run<pilfer::basic_mutex_deque<std::uint64_t, std_sync>>(o, chain, chain ? "stress_deque[mutex,chain]" : "stress_deque[mutex]");
   std::fprintf(stderr, "unknown --impl %.*s (chase_lev|mutex)\n", static_cast<int>(impl.size()), impl.data());
   return 2;
 }

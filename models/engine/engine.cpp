@@ -39,6 +39,7 @@
 #endif
 #endif
 #if defined(PILFER_MODEL_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -232,6 +233,8 @@ class checker {
   std::vector<std::unique_ptr<char[]>> stacks_;
 #if defined(PILFER_MODEL_ASAN)
   void* fake_stack_ = nullptr;
+  const void* sched_bottom_ = nullptr;
+  std::size_t sched_size_ = 0;
 #endif
 
   // decisions
@@ -241,31 +244,68 @@ class checker {
   std::mt19937_64 rng_;
   std::unordered_set<hash128, hash128_hasher> visited_;
   std::size_t exec_index_ = 0;
-  std::unordered_map<const char*, std::pair<std::string, std::memory_order>> tag_cache_;
+  struct tag_info {
+    std::string name;
+    std::memory_order want;  // -1: not weakened
+    int strongest;           // strongest declared order recorded so far
+  };
+  std::unordered_map<const char*, tag_info> tag_cache_;
 };
 
 // -------------------------------------------------------------------------------------------
 // Orders, tags, weakening
 // -------------------------------------------------------------------------------------------
+/// Weakening never strengthens: the effective order is the meet of the declared order and
+/// the requested one (acquire part, release part and seq_cst each kept only if both have it),
+/// so weaken[tag] = acq_rel turns a seq_cst load into acquire and a seq_cst store into release.
+std::memory_order meet(std::memory_order declared, std::memory_order want) {
+  const bool sc = declared == std::memory_order_seq_cst && want == std::memory_order_seq_cst;
+  const bool acq = is_acquire(declared) && is_acquire(want);
+  const bool rel = is_release(declared) && is_release(want);
+  if (sc) return std::memory_order_seq_cst;
+  if (acq && rel) return std::memory_order_acq_rel;
+  if (acq) return std::memory_order_acquire;
+  if (rel) return std::memory_order_release;
+  return std::memory_order_relaxed;
+}
+
+int strength(std::memory_order o) {
+  switch (o) {
+    case std::memory_order_relaxed: return 0;
+    case std::memory_order_consume:
+    case std::memory_order_acquire:
+    case std::memory_order_release: return 1;
+    case std::memory_order_acq_rel: return 2;
+    case std::memory_order_seq_cst: return 3;
+  }
+  return 0;
+}
+
 std::memory_order checker::effective(order_site s, bool* weakened) {
   *weakened = false;
   const char* tag = s.tag ? s.tag : "";
   auto it = tag_cache_.find(tag);
-  if (it == tag_cache_.end() || it->second.first != tag) {
+  if (it == tag_cache_.end() || it->second.name != tag) {
     std::memory_order o = s.order;
     bool w = false;
     if (auto m = opt_.weaken.find(tag); m != opt_.weaken.end()) {
       o = m->second;
       w = true;
     }
-    if (*tag) res_.tags.insert(tag);
     // cache keyed by pointer, validated by content (tags need not be literals)
-    it = tag_cache_.insert_or_assign(tag, std::pair<std::string, std::memory_order>(tag, w ? o : static_cast<std::memory_order>(-1))).first;
+    it = tag_cache_.insert_or_assign(tag, tag_info{tag, w ? o : static_cast<std::memory_order>(-1), -1}).first;
   }
-  const auto cached = it->second.second;
+  if (strength(s.order) > it->second.strongest && *tag) {  // record the tag and its strongest order
+    it->second.strongest = strength(s.order);
+    res_.tags.insert(tag);
+    auto [oi, fresh] = res_.tag_orders.emplace(tag, s.order);
+    if (!fresh && strength(s.order) > strength(oi->second)) oi->second = s.order;
+  }
+  const auto cached = it->second.want;
   if (cached == static_cast<std::memory_order>(-1)) return s.order;
-  *weakened = cached != s.order;
-  return cached;
+  const std::memory_order e = meet(s.order, cached);
+  *weakened = e != s.order;
+  return e;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -559,7 +599,7 @@ hash128 checker::state_hash() const {
 void checker::fiber_entry() {
   checker& c = *g;
 #if defined(PILFER_MODEL_ASAN)
-  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+  __sanitizer_finish_switch_fiber(nullptr, &c.sched_bottom_, &c.sched_size_);
 #endif
   if (c.cur_ == 0)
     c.main_body();
@@ -631,6 +671,10 @@ void checker::switch_to(std::uint32_t t) {
     th.started = true;
     const std::size_t slot = t;
     while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
+#if defined(PILFER_MODEL_ASAN)
+    // an abandoned fiber of the previous execution left its frames' poison behind
+    __asan_unpoison_memory_region(stacks_[slot].get(), stack_size);
+#endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
     auto top = reinterpret_cast<std::uintptr_t>(stacks_[slot].get() + stack_size) & ~std::uintptr_t{15};
     auto* sp = reinterpret_cast<void**>(top);
@@ -662,7 +706,7 @@ void checker::switch_to(std::uint32_t t) {
 void checker::switch_to_scheduler() {
 #if defined(PILFER_MODEL_ASAN)
   void* fake = nullptr;
-  __sanitizer_start_switch_fiber(&fake, nullptr, 0);
+  __sanitizer_start_switch_fiber(&fake, sched_bottom_, sched_size_);
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
   pilfer_model_switch(&threads_[cur_].sp, sched_sp_);

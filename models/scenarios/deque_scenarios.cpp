@@ -134,7 +134,7 @@ struct batch_steal : scenario {
 std::vector<entry> deque_scenarios() {
   std::vector<entry> v;
   v.push_back({"deque.owner_vs_thief", "DQ-1 DQ-2 DQ-3 DQ-4", [] { return std::make_unique<owner_vs_thief>(); }, {}});
-  v.push_back({"deque.owner_vs_two_thieves", "DQ-3 DQ-5", [] { return std::make_unique<owner_vs_two>(); }, {}});
+  v.push_back({"deque.owner_vs_two_thieves", "DQ-3 DQ-5", [] { return std::make_unique<owner_vs_two>(); }, {}, false});
   v.push_back({"deque.last_element", "DQ-3 DQ-5", [] { return std::make_unique<last_element>(); }, {}});
   v.push_back({"deque.growth_during_steal", "DQ-3 DQ-4", [] { return std::make_unique<growth_during_steal>(); }, {}});
   v.push_back({"deque.batch_steal", "DQ-6 DQ-3", [] { return std::make_unique<batch_steal>(); }, {}});

@@ -50,6 +50,7 @@ struct entry {
   std::string ids;    // requirement IDs (also in the .cpp's @verifies tag)
   std::function<std::unique_ptr<scenario>()> make;
   options opts;       // bounds used by ctest / summary / sensitivity
+  bool in_sensitivity = true;  // false: too large to re-run once per weakened tag
 };
 
 /// Every scenario, in summary order.

@@ -11,7 +11,8 @@
 // follows herd7: the set of final states, Ok/No for the quantified condition,
 // positive/negative execution counts and the Always/Sometimes/Never
 // observation. Exit code 0 unless a file cannot be read or parsed (2), or, in
-// --check mode, a verdict differs from the expected file (1).
+// --check mode, a verdict differs from the expected file or the engine's set of
+// final states differs from the brute-force rc11_oracle's (1).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

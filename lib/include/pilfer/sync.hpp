@@ -81,6 +81,8 @@ inline bool& tsan_fence_released() noexcept {
 /// The order std_sync really uses for a store or RMW (see PILFER_TSAN above).
 inline std::memory_order store_order(std::memory_order o) noexcept {
 #if PILFER_TSAN
+  // After a release fence, a relaxed store/RMW publishes what preceded the fence (C++ [atomics.fences]);
+  // release (acq_rel for acquire RMWs) makes TSan see that edge.
   if (tsan_fence_released()) {
     if (o == std::memory_order_relaxed) return std::memory_order_release;
     if (o == std::memory_order_acquire || o == std::memory_order_consume) return std::memory_order_acq_rel;
@@ -142,6 +144,7 @@ struct std_sync {
   /// A thread fence with a tagged order.
   static void fence(order_site s) noexcept {
 #if PILFER_TSAN
+    // Remember release-or-stronger fences: they turn this thread's later relaxed stores into publications.
     if (s.order == std::memory_order_release || s.order == std::memory_order_acq_rel ||
         s.order == std::memory_order_seq_cst)
       detail::tsan_fence_released() = true;

@@ -55,9 +55,10 @@ std::string run_inj_script(const inj_script& s) {
 template <injector_adapter A>
 verdict inj_sequential(const run_config& cfg, const char* id, int cases) {
   return rc_verdict(cfg, id, cfg.scaled(cases), 100, [] {
-    inj_script s;
-    s.ops = *rc::gen::container<std::vector<int>>(rc::gen::weightedOneOf<int>(
-        {{4, rc::gen::just(0)}, {3, rc::gen::inRange(1, 5)}, {1, rc::gen::inRange(30, 300)}}));
+    const inj_script s = *rc::gen::map(
+        rc::gen::container<std::vector<int>>(rc::gen::weightedOneOf<int>(
+            {{4, rc::gen::just(0)}, {3, rc::gen::inRange(1, 5)}, {1, rc::gen::inRange(30, 300)}})),
+        [](std::vector<int> ops) { return inj_script{std::move(ops)}; });
     const std::string e = run_inj_script<A>(s);
     if (!e.empty()) PILFER_CONF_FAIL(e);
   });

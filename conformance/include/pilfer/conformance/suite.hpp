@@ -57,7 +57,7 @@ std::vector<requirement_test> deque_requirements() {
                }});
   // @verifies DQ-3
   t.push_back({"DQ-3", "exactly-once under concurrency", [](const run_config& c) {
-                 return dq_concurrent<A>(c, "DQ-3", dq_check::exactly_once, A::has_batch_steal, 40, 25);
+                 return dq_concurrent<A>(c, "DQ-3", dq_check::exactly_once, A::has_batch_steal, 30, 20);
                }});
   // @verifies DQ-4
   t.push_back({"DQ-4", "unbounded growth, wrap-around", [](const run_config& c) {

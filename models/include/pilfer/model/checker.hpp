@@ -41,6 +41,29 @@
 #include <type_traits>
 #include <utility>
 
+#if !defined(__cpp_lib_source_location)
+// clang 14 with libstdc++ 12 has no std::source_location: a minimal stand-in with the same
+// members, built from the builtins both compilers provide. (g++ uses the real one.)
+namespace std {
+struct source_location {
+  static constexpr source_location current(const char* f = __builtin_FILE(), unsigned l = __builtin_LINE()) noexcept {
+    source_location s;
+    s.file_ = f;
+    s.line_ = l;
+    return s;
+  }
+  constexpr const char* file_name() const noexcept { return file_; }
+  constexpr unsigned line() const noexcept { return line_; }
+  constexpr unsigned column() const noexcept { return 0; }
+  constexpr const char* function_name() const noexcept { return ""; }
+
+ private:
+  const char* file_ = "";
+  unsigned line_ = 0;
+};
+}  // namespace std
+#endif
+
 namespace pilfer::model {
 
 // ---------------------------------------------------------------------------------------------
@@ -62,7 +85,8 @@ struct options {
   bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
   bool verbose = false;                      ///< print each execution's trace (debugging only)
   bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
-  /// Sensitivity: a site whose tag is a key here uses the mapped order instead of its own.
+  /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
+  /// mapped one (never stronger than declared: seq_cst + acq_rel = acquire for a load).
   std::map<std::string, std::memory_order> weaken;
   /// A token from result::replay_token: re-run exactly that execution and print its trace.
   std::string replay;
@@ -82,6 +106,8 @@ struct result {
   std::string trace;         ///< one line per event of the failing execution
   std::string replay_token;  ///< pass back in options::replay to reproduce the failure
   std::set<std::string> tags;  ///< every order-site tag executed during this check
+  /// The strongest order declared at any site with each tag (for one-step weakening).
+  std::map<std::string, std::memory_order> tag_orders;
   std::string summary() const;  ///< one line: ok/FAIL, executions, states, complete?, seconds
 };
 
