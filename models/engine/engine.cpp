@@ -124,6 +124,14 @@ const char* kind_name(ek k) {
 // -------------------------------------------------------------------------------------------
 class checker;
 checker* g = nullptr;  // the running check
+
+// A failure ends the execution: the message temporaries die with the full-expression that
+// records them, before the fiber is abandoned (abandoned frames are never unwound).
+#define PILFER_MODEL_FAIL(kind, message) \
+  do {                                   \
+    record_failure(kind, message);       \
+    abandon();                           \
+  } while (false)
 std::set<std::string> g_last_tags;
 
 constexpr std::size_t stack_size = 256 * 1024;
@@ -156,7 +164,10 @@ class checker {
   void* alloc(std::size_t bytes, std::size_t align, bool array, const char* what, const std::source_location& src);
   bool check_free(const void* p, bool array, const std::source_location& src);
   void release(void* p) noexcept;
-  [[noreturn]] void fail(std::string kind, std::string message);
+  /// Record a failure (arguments are destroyed before the fiber is abandoned: no leak).
+  void record_failure(std::string kind, std::string message);
+  /// End the execution from a fiber: switch to the scheduler for good.
+  [[noreturn]] void abandon();
   std::size_t execution_index() const noexcept { return exec_index_; }
 
  private:
@@ -219,6 +230,7 @@ class checker {
   std::vector<location> locs_;
   std::unordered_map<const void*, region> regions_;
   std::unique_ptr<scenario> scenario_;
+  std::vector<checker_sync::thread> main_threads_;
   std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
   std::vector<std::bitset<max_sc_events>> psc_;             // committed psc edges
   std::size_t sc_fences_ = 0;
@@ -316,10 +328,10 @@ std::uint32_t checker::choose(std::uint32_t n) {
   if (depth_ < path_.size()) {
     decision& d = path_[depth_++];
     if (d.count != n && !replaying_token_) {
-      fail("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+      PILFER_MODEL_FAIL("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
                               " alternatives before and " + std::to_string(n) + " now");
     }
-    if (d.chosen >= n) fail("model error", "replay token does not match this scenario");
+    if (d.chosen >= n) PILFER_MODEL_FAIL("model error", "replay token does not match this scenario");
     d.count = n;
     return d.chosen;
   }
@@ -336,9 +348,9 @@ std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
   if (depth_ < path_.size()) {
     decision& d = path_[depth_++];
     if (d.count != n && !replaying_token_)
-      fail("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+      PILFER_MODEL_FAIL("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
                               " alternatives before and " + std::to_string(n) + " now");
-    if (d.chosen >= n) fail("model error", "replay token does not match this scenario");
+    if (d.chosen >= n) PILFER_MODEL_FAIL("model error", "replay token does not match this scenario");
     d.count = n;
     d.aux = aux[d.chosen];
     return d.chosen;
@@ -624,10 +636,11 @@ void checker::finish_thread() {
 void checker::main_body() {
   scenario_ = make_();
   scenario_->before();
-  std::vector<checker_sync::thread> ts;
   scenario* s = scenario_.get();
-  for (unsigned i = 0; i < s->threads(); ++i) ts.emplace_back([s, i] { s->thread(i); });
-  for (auto& t : ts) t.join();
+  main_threads_.clear();
+  main_threads_.reserve(max_threads);  // a member: this frame may be abandoned
+  for (unsigned i = 0; i < s->threads(); ++i) main_threads_.emplace_back([s, i] { s->thread(i); });
+  for (auto& t : main_threads_) t.join();
   scenario_->after();
   scenario_.reset();
 }
@@ -721,12 +734,12 @@ void checker::switch_to_scheduler() {
 void checker::begin_op(const std::source_location&) {
   mthread& th = threads_[cur_];
   if (th.events.size() > opt_.max_steps)
-    fail("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
+    PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
                          " events without finishing (spinning without progress?)");
   switch_to_scheduler();
 }
 
-void checker::fail(std::string kind, std::string message) {
+void checker::record_failure(std::string kind, std::string message) {
   if (!live()) {
     std::fprintf(stderr, "pilfer model: %s outside an execution: %s\n", kind.c_str(), message.c_str());
     std::abort();
@@ -735,6 +748,10 @@ void checker::fail(std::string kind, std::string message) {
   over_ = true;
   fail_kind_ = std::move(kind);
   fail_msg_ = std::move(message);
+}
+
+void checker::abandon() {
+  over_ = true;
   switch_to_scheduler();
   std::abort();  // an abandoned fiber is never resumed
 }
@@ -1137,12 +1154,11 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     }
     if (good.empty()) {
       pruned_ = true;
-      over_ = true;
-      switch_to_scheduler();
-      std::abort();
+    } else {
+      e = good[choose_recorded(aux)];
     }
-    e = good[choose_recorded(aux)];
   }
+  if (pruned_) abandon();  // no consistent source: (the vectors above are gone)
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
   const auto gid = add_event(e, pos);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
@@ -1154,7 +1170,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   if (th.after_yield) th.read_since_yield.push_back(lid);
   const event& r = events_[gid];
   if (events_[r.rf].kind == ek::uninit)
-    fail("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
+    PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
                                    l.file + ":" + std::to_string(l.line) + ") before any store, at " + r.file + ":" +
                                    std::to_string(r.line));
   return gid;
@@ -1191,9 +1207,9 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   }
   if (good.empty()) {
     pruned_ = true;
-    over_ = true;
-    switch_to_scheduler();
-    std::abort();
+    std::vector<std::uint32_t>().swap(good);
+    std::vector<std::uint32_t>().swap(positions);
+    abandon();
   }
   const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
   const auto gid = add_event(proto, p);
@@ -1248,7 +1264,7 @@ void checker::end_location(std::uint32_t id) noexcept {
   for (auto gid : l.acc) {
     const event& a = events_[gid];
     if (a.thread != cur_ && a.index >= v.c[a.thread]) {
-      fail("use after free", "L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
+      PILFER_MODEL_FAIL("use after free", "L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
                                  ") destroyed by t" + std::to_string(cur_) + " concurrently with its access by t" +
                                  std::to_string(a.thread) + ":" + std::to_string(a.index) + " at " + a.file + ":" +
                                  std::to_string(a.line));
@@ -1277,7 +1293,7 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   begin_op(src);
   location& l = locs_[id];
   if (!l.alive)
-    fail("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
                                std::to_string(l.line) + ") after it was destroyed, at " + where(src));
   bool weakened = false;
   const std::memory_order o = effective(a.site, &weakened);
@@ -1355,9 +1371,7 @@ void checker::fence(order_site s, const std::source_location& src) {
     // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
     remove_last_event();
     pruned_ = true;
-    over_ = true;
-    switch_to_scheduler();
-    std::abort();
+    abandon();
   }
   commit(gid);
   for (auto [u, v] : edges) psc_[u].set(v);
@@ -1371,7 +1385,7 @@ void checker::race_check(const event& e, const location& l) {
     const bool aw = a.kind == ek::cell_write || a.kind == ek::cell_init;
     if (!w && !aw) continue;
     if (!hbq(a, e)) {
-      fail("data race", std::string(w ? "write" : "read") + " of cell L" + std::to_string(e.loc) + " by t" +
+      PILFER_MODEL_FAIL("data race", std::string(w ? "write" : "read") + " of cell L" + std::to_string(e.loc) + " by t" +
                             std::to_string(e.thread) + " at " + e.file + ":" + std::to_string(e.line) + " races with " +
                             (aw ? "write" : "read") + " by t" + std::to_string(a.thread) + ":" + std::to_string(a.index) +
                             " at " + a.file + ":" + std::to_string(a.line));
@@ -1383,7 +1397,7 @@ void checker::cell_access(std::uint32_t id, bool write, const std::source_locati
   if (!live()) return;
   location& l = locs_[id];
   if (!l.alive)
-    fail("use after free", "t" + std::to_string(cur_) + " accessed cell L" + std::to_string(id) + " (created at " + l.file +
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed cell L" + std::to_string(id) + " (created at " + l.file +
                                ":" + std::to_string(l.line) + ") after it was destroyed, at " + where(src));
   event e = make_event(write ? ek::cell_write : ek::cell_read, id, src);
   compute_views(e, threads_[cur_]);
@@ -1532,8 +1546,12 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
 }
 
 unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_location& src) {
-  begin_op(src);
-  if (threads_.size() >= max_threads) fail("model error", "more than " + std::to_string(max_threads) + " threads");
+  // not a scheduling point: the child only becomes runnable (and `body` must not be left in
+  // an abandoned frame)
+  if (threads_.size() >= max_threads) {
+    body.reset();
+    PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_threads) + " threads");
+  }
   const auto child = static_cast<std::uint32_t>(threads_.size());
   mthread& parent = threads_[cur_];
   mthread th;
@@ -1606,15 +1624,15 @@ bool checker::check_free(const void* p, bool array, const std::source_location& 
   auto it = regions_.find(p);
   if (it == regions_.end()) {
     if (!live()) return false;
-    fail("invalid free", "t" + std::to_string(cur_) + " destroyed a pointer that checker_sync::make did not return, at " + where(src));
+    PILFER_MODEL_FAIL("invalid free", "t" + std::to_string(cur_) + " destroyed a pointer that checker_sync::make did not return, at " + where(src));
   }
   if (it->second.freed) {
     if (!live()) return false;
-    fail("double free", "t" + std::to_string(cur_) + " destroyed " + it->second.what + " (made at " + it->second.file + ":" +
+    PILFER_MODEL_FAIL("double free", "t" + std::to_string(cur_) + " destroyed " + it->second.what + " (made at " + it->second.file + ":" +
                             std::to_string(it->second.line) + ") twice");
   }
   if (it->second.array != array && live())
-    fail("invalid free", std::string("destroy/destroy_array mismatch for memory made at ") + it->second.file + ":" +
+    PILFER_MODEL_FAIL("invalid free", std::string("destroy/destroy_array mismatch for memory made at ") + it->second.file + ":" +
                              std::to_string(it->second.line));
   return true;
 }
@@ -1788,7 +1806,11 @@ void assertion_failed(const char* expr, const char* file, int line) {
   const auto slash = f.rfind('/');
   if (slash != std::string::npos) f = f.substr(slash + 1);
   std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " + f + ":" + std::to_string(line);
-  if (in_execution()) g->fail("assertion", msg);
+  if (in_execution()) {
+    g->record_failure("assertion", std::move(msg));
+    std::string().swap(msg);
+    g->abandon();
+  }
   std::fprintf(stderr, "pilfer model: %s\n", msg.c_str());
   std::abort();
 }
