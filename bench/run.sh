@@ -40,6 +40,10 @@ out=bench/RESULTS.md
   echo "Every pool uses 2 executing threads. See bench/README.md for what each row measures."
   echo
   "$B/bench/bench_report" "${jsons[@]}"
+  echo
+  echo "Rows whose cv is 20% or more are dominated by scheduling on the shared machine and have changed sides"
+  echo "between runs; trust a ratio only where both cvs are small. Contended rows (steal_1thief, mpmc, external_1M)"
+  echo "run more threads than the 2 cores whenever other jobs are active."
 } > "$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

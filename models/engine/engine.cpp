@@ -386,7 +386,7 @@ result checker::run() {
   res_ = result{};
   rng_.seed(opt_.seed);
   g = this;
-  bool exhausted = false, cut = false;
+  bool exhausted = false;
   if (!opt_.replay.empty()) {
     // Replay exactly the execution named by the token.
     path_.clear();
@@ -398,10 +398,10 @@ result checker::run() {
     prefix_ = path_.size();
     const auto oc = run_execution();
     if (oc == outcome::complete) ++res_.executions;
-    if (!failed_) {
-      res_.trace = trace();
-      std::fputs(res_.trace.c_str(), stdout);
-    }
+    if (!failed_) res_.trace = trace();  // (a failure already recorded its trace)
+    std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), failed_ ? fail_kind_.c_str() : "ok",
+                failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
+    std::fputs(res_.trace.c_str(), stdout);
     cleanup_execution();
   } else {
     const std::size_t limit = opt_.how == mode::random ? opt_.iterations : opt_.max_executions;
@@ -427,13 +427,9 @@ result checker::run() {
         break;
       }
       ++path_.back().chosen;
-      if (limit != 0 && res_.executions >= limit) {
-        cut = true;
-        break;
-      }
+      if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
     }
   }
-  (void)cut;
   res_.complete = exhausted && opt_.replay.empty() && (res_.ok || !opt_.stop_on_failure);
   res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   g_last_tags = res_.tags;
@@ -485,11 +481,6 @@ checker::outcome checker::run_execution() {
       // (the same state seen twice in a row is one visit: a thread started or resumed
       // without adding an event yet)
       const hash128 h = state_hash();
-      if (std::getenv("PILFER_MODEL_DEBUG")) {
-        std::fprintf(stderr, "state %016llx depth=%zu prefix=%zu ev=%zu:", (unsigned long long)h.a, depth_, prefix_, events_.size());
-        for (auto& t : threads_) std::fprintf(stderr, " [%d %d %zu %016llx]", (int)t.status, (int)t.pend, t.events.size(), (unsigned long long)t.ha);
-        std::fprintf(stderr, "\n");
-      }
       if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
         if (!visited_.insert(h).second) {
           pruned_ = true;
@@ -733,6 +724,8 @@ void checker::switch_to_scheduler() {
 
 void checker::begin_op(const std::source_location&) {
   mthread& th = threads_[cur_];
+  if (sc_nodes_.size() + 1 >= max_sc_events)
+    PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_sc_events) + " seq_cst events in one execution");
   if (th.events.size() > opt_.max_steps)
     PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
                          " events without finishing (spinning without progress?)");
@@ -816,7 +809,6 @@ std::uint32_t checker::add_event(event e, std::uint32_t mo_index) {
 
 void checker::remove_last_event() {
   const event e = events_.back();
-  const auto gid = static_cast<std::uint32_t>(events_.size() - 1);
   threads_[e.thread].events.pop_back();
   if (e.loc != none) {
     location& l = locs_[e.loc];
@@ -831,7 +823,6 @@ void checker::remove_last_event() {
     if (e.kind == ek::fence) --sc_fences_;
   }
   events_.pop_back();
-  (void)gid;
 }
 
 /// Make an added event permanent: thread views, release bookkeeping, hashes.
@@ -1802,17 +1793,18 @@ void tracked_release(void* p) noexcept {
 }
 
 void assertion_failed(const char* expr, const char* file, int line) {
-  std::string f = file;
-  const auto slash = f.rfind('/');
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " + f + ":" + std::to_string(line);
-  if (in_execution()) {
+  {  // the strings die here: the fiber's frame is abandoned below
+    std::string f = file;
+    const auto slash = f.rfind('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+    std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " + f + ":" + std::to_string(line);
+    if (!in_execution()) {
+      std::fprintf(stderr, "pilfer model: %s\n", msg.c_str());
+      std::abort();
+    }
     g->record_failure("assertion", std::move(msg));
-    std::string().swap(msg);
-    g->abandon();
   }
-  std::fprintf(stderr, "pilfer model: %s\n", msg.c_str());
-  std::abort();
+  g->abandon();
 }
 
 }  // namespace detail

@@ -1,5 +1,6 @@
 // Runs one registered scenario (argv[1] = name) exhaustively; exit code = verdict.
-// Options: --random (random mode, seed printed; PILFER_SEED=N or --seed=N), --replay=TOKEN.
+// Options: --random (random mode, seed printed; PILFER_SEED=N or --seed=N), --replay=TOKEN,
+// --weaken=TAG=ORDER (e.g. --weaken=deque.P2=relaxed; repeatable).
 #include "scenarios.hpp"
 
 #include <cstdio>
@@ -12,7 +13,7 @@ using namespace pilfer::model;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s NAME [--random] [--seed=N] [--replay=TOKEN]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s NAME [--random] [--seed=N] [--replay=TOKEN] [--weaken=TAG=ORDER]...\n", argv[0]);
     for (const auto& e : scenarios::all_scenarios()) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;
   }
@@ -25,6 +26,17 @@ int main(int argc, char** argv) {
       if (a == "--random") o.how = mode::random;
       if (a.rfind("--seed=", 0) == 0) o.seed = std::stoull(a.substr(7));
       if (a.rfind("--replay=", 0) == 0) o.replay = a.substr(9);
+      if (a.rfind("--weaken=", 0) == 0) {
+        const std::string kv = a.substr(9);
+        const auto eq = kv.find('=');
+        const std::string ord = eq == std::string::npos ? "relaxed" : kv.substr(eq + 1);
+        const std::memory_order mo = ord == "seq_cst"   ? std::memory_order_seq_cst
+                                     : ord == "acq_rel" ? std::memory_order_acq_rel
+                                     : ord == "acquire" ? std::memory_order_acquire
+                                     : ord == "release" ? std::memory_order_release
+                                                        : std::memory_order_relaxed;
+        o.weaken[kv.substr(0, eq)] = mo;
+      }
     }
     if (o.how == mode::random) {
       if (const char* s = std::getenv("PILFER_SEED")) o.seed = std::stoull(s);

@@ -47,7 +47,7 @@ inline void assert_exactly_once(const taken* t, unsigned threads, int count) {
 
 struct entry {
   std::string name;   // ctest name suffix
-  std::string ids;    // requirement IDs (also in the .cpp's @verifies tag)
+  std::string ids;    // requirement IDs (also tagged at the scenario in its .cpp)
   std::function<std::unique_ptr<scenario>()> make;
   options opts;       // bounds used by ctest / summary / sensitivity
   bool in_sensitivity = true;  // false: too large to re-run once per weakened tag

@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
     }
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("\n%zu tags weakened, %zu break a scenario; table written to %s; %.1fs\n", strongest.size(), broken.size(),
-              out.c_str(), total);
+  std::size_t weakened = 0;
+  for (const auto& [tag, o] : strongest) weakened += o != std::memory_order_relaxed;
+  std::printf("\n%zu tags seen, %zu weakened one step, %zu of them break a scenario; table written to %s; %.1fs\n",
+              strongest.size(), weakened, broken.size(), out.c_str(), total);
   return ok ? 0 : 1;
 }

@@ -184,6 +184,18 @@ int main() {
   t.expect(!again.ok && again.kind == "assertion" && again.executions == 0, "replay token reproduces the failure",
            "token=" + w.replay_token + " [" + again.summary() + "]");
 
+  // bounds: max_executions cuts the search (complete = false); a preemption bound of 0 still
+  // explores every reads-from choice of the non-preemptive schedules
+  options cap;
+  cap.max_executions = 1;
+  const result capped = check<mp_assert>(cap);
+  t.expect(capped.ok && !capped.complete && capped.executions == 1, "max_executions bound reported as incomplete",
+           capped.summary());
+  options pb;
+  pb.preemption_bound = 0u;
+  pb.weaken["mpa.flag"] = std::memory_order_relaxed;
+  t.expect_failure("preemption bound 0 still finds the weakened MP bug (rf choice)", check<mp_assert>(pb), "assertion");
+
   options rnd;
   rnd.how = mode::random;
   rnd.seed = 42;

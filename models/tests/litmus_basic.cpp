@@ -160,6 +160,28 @@ struct ffmp : scenario {
   void after() override { record({r0, r1}); }
 };
 
+// Mixed SB (psc across an SC access thread and an SC fence thread):
+// T0 x=1 (sc); r0=y (R).  T1 y=1 (rlx); fence(sc); r1=x (rlx).
+// With R = seq_cst: r0 -fr-> y=1 -sb-> F1 and F1 -hb-> r1 -fr-> x=1 -sb-> r0 is a psc cycle, so
+// (0,0) is forbidden. With R = relaxed, r0 is no psc node and (0,0) is allowed.
+template <std::memory_order R>
+struct sb_mixed : scenario {
+  S::atomic<int> x{0}, y{0};
+  long r0 = -1, r1 = -1;
+  sb_mixed() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(1, PILFER_SITE("sbm.x", seq_cst));
+      r0 = y.load(pilfer::order_site{R, "sbm.ry"});
+    } else {
+      y.store(1, PILFER_SITE("sbm.y", relaxed));
+      S::fence(PILFER_SITE("sbm.f", seq_cst));
+      r1 = x.load(PILFER_SITE("sbm.rx", relaxed));
+    }
+  }
+  void after() override { record({r0, r1}); }
+};
+
 }  // namespace
 
 int main() {
@@ -208,5 +230,9 @@ int main() {
   t.expect_outcomes("release sequence continues through an RMW", got, {{2, 1}}, r);
   got = outcomes<ffmp>(&r);
   t.expect_outcomes("fence-fence MP: never (1,0)", got, {{0, 0}, {0, 1}, {1, 1}}, r);
+  got = outcomes<sb_mixed<sc>>(&r);
+  t.expect_outcomes("SB mixed SC access / SC fence: never both-zero", got, {{0, 1}, {1, 0}, {1, 1}}, r);
+  got = outcomes<sb_mixed<rlx>>(&r);
+  t.expect_outcomes("SB mixed with a relaxed load: both-zero allowed", got, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, r);
   return t.done();
 }

@@ -263,8 +263,9 @@ class basic_deque {
   }
 
   steal_result<T> steal_() {
-    // [S1] acquire: pairs with [S5]/[T2] of the thread that moved top here, so
-    // that thread's reads of bottom are not newer than ours (coherence chain).
+    // [S1] acquire: pairs with the release part of the [S5]/[T2] CAS that moved
+    // top here (Lê et al.'s C11 proof; under RC11 the Dekker argument needs only
+    // coherence — lib/docs/deque.md, "Verdicts under RC11 vs C11").
     std::int64_t t = top_.load(PILFER_SITE("deque.S1", acquire));
     // [S2] seq_cst fence: the thief side of the Dekker pair with [T1].
     Sync::fence(PILFER_SITE("deque.S2", seq_cst));
@@ -276,7 +277,9 @@ class basic_deque {
     // [S6] relaxed, speculative: the value is used only if the CAS below wins;
     // it may race with the owner overwriting the slot (hence an atomic slot).
     const T x = a->get(t, PILFER_SITE("deque.S6", relaxed));
-    // [S5] seq_cst: claims index t; exactly one CAS (thief [S5] or owner [T2]) wins.
+    // [S5] seq_cst: claims index t; exactly one CAS (thief [S5] or owner [T2])
+    // wins. Release pairs with [P1] (our read [S6] happens before the owner
+    // re-uses the slot); seq_cst orders it before the owner's [T1] in C11.
     if (!top_.compare_exchange_strong(t, t + 1, PILFER_SITE("deque.S5", seq_cst), PILFER_SITE("deque.S5", relaxed)))
       return steal_result<T>::retry();
     return steal_result<T>::success(x);
