@@ -372,11 +372,20 @@ bool checker::fast_replay(std::uint32_t* aux) {
   return true;
 }
 
+/// "pm1" then '.'-separated choices; a run of k > 1 zeros is written "0*k".
 std::string checker::token() const {
   std::string s = "pm1";
-  for (const auto& d : path_) {
+  for (std::size_t i = 0; i < path_.size();) {
+    std::size_t j = i;
+    while (j < path_.size() && path_[j].chosen == 0) ++j;
+    if (j - i > 1) {
+      s += ".0*" + std::to_string(j - i);
+      i = j;
+      continue;
+    }
     s += '.';
-    s += std::to_string(d.chosen);
+    s += std::to_string(path_[i].chosen);
+    ++i;
   }
   return s;
 }
@@ -393,7 +402,12 @@ result checker::run() {
     std::stringstream ss(opt_.replay);
     std::string part;
     std::getline(ss, part, '.');
-    while (std::getline(ss, part, '.')) path_.push_back(decision{static_cast<std::uint32_t>(std::stoul(part)), 0});
+    while (std::getline(ss, part, '.')) {
+      const auto star = part.find('*');
+      const std::size_t reps = star == std::string::npos ? 1 : std::stoul(part.substr(star + 1));
+      const auto c = static_cast<std::uint32_t>(std::stoul(part.substr(0, star)));
+      for (std::size_t k = 0; k < reps; ++k) path_.push_back(decision{c, 0});
+    }
     replaying_token_ = true;
     prefix_ = path_.size();
     const auto oc = run_execution();
