@@ -82,6 +82,27 @@ result run_one(const implementation& im, const requirement_test& t, const run_co
   return {&im, &t, std::move(v), s};
 }
 
+/// A mutant's kill is attempted with successive seeds (seed, seed+1, ...) until the requirement fails or
+/// kMutantAttempts runs have passed: race-dependent mutants (lost/duplicated last element, lost wake-up) are
+/// exposed by most runs but not all, and a conformance suite must not let one lucky schedule pass a broken
+/// implementation. The attempt count that killed it is reported; correct implementations are run once per
+/// report (their confidence comes from the iterations inside each test and from --thorough).
+constexpr int kMutantAttempts = 12;
+result run_mutant(const implementation& im, const requirement_test& t, run_config cfg, int* attempts) {
+  result r = run_one(im, t, cfg);
+  int n = 1;
+  double total = r.seconds;
+  while (!r.v.failed() && n < kMutantAttempts) {
+    cfg.seed += 1;
+    r = run_one(im, t, cfg);
+    total += r.seconds;
+    ++n;
+  }
+  r.seconds = total;
+  if (attempts) *attempts = n;
+  return r;
+}
+
 void print_line(const result& r) {
   std::printf("  %-28s %-8s %-5s %6.2fs  %s\n", r.impl->name.c_str(), r.test->id.c_str(), to_string(r.v.kind),
               r.seconds, r.v.failed() ? ("seed=" + std::to_string(r.v.seed) + " " + r.v.detail).c_str() : "");
@@ -99,7 +120,13 @@ int run_report(const registry& reg, const options& o) {
       if (!o.req.empty() && t.id != o.req) continue;
       // Mutants: only the requirement each one breaks (the kill), keeping the report fast.
       if (im.role == "mutant" && !im.target.empty() && t.id != im.target) continue;
-      results.push_back(run_one(im, t, o.cfg));
+      if (im.role == "mutant") {
+        int attempts = 0;
+        results.push_back(run_mutant(im, t, o.cfg, &attempts));
+        if (attempts > 1) results.back().v.detail += " (killed on attempt " + std::to_string(attempts) + ")";
+      } else {
+        results.push_back(run_one(im, t, o.cfg));
+      }
       print_line(results.back());
     }
   }
@@ -283,9 +310,12 @@ int main(const registry& reg, int argc, char** argv) {
       if (im.name != o.impl) continue;
       for (const auto& t : im.tests) {
         if (t.id != (o.req.empty() ? im.target : o.req)) continue;
-        auto r = run_one(im, t, o.cfg);
+        int attempts = 0;
+        auto r = run_mutant(im, t, o.cfg, &attempts);
         print_line(r);
-        std::printf("%s: mutant %s by %s\n", im.name.c_str(), r.v.failed() ? "killed" : "SURVIVED", t.id.c_str());
+        std::printf("%s: mutant %s by %s after %d attempt(s) (seeds %llu..)\n", im.name.c_str(),
+                    r.v.failed() ? "killed" : "SURVIVED", t.id.c_str(), attempts,
+                    static_cast<unsigned long long>(o.cfg.seed));
         return r.v.failed() ? 0 : 1;
       }
     }

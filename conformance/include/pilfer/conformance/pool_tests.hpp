@@ -34,18 +34,23 @@ template <class P>
 class pool_box {
  public:
   explicit pool_box(unsigned n) : p_(new P(n)) {}
-  ~pool_box() { delete p_; }
+  ~pool_box() {
+    if (!abandoned_) delete p_;
+  }
   pool_box(const pool_box&) = delete;
   pool_box& operator=(const pool_box&) = delete;
   P& operator*() { return *p_; }
   P* operator->() { return p_; }
   void abandon() {
+    // p_ itself is left untouched: tasks of the stuck pool may still read it through this box.
+    // Only the owning thread reads abandoned_ (in the destructor).
     pool_graveyard().push_back(std::shared_ptr<void>(static_cast<void*>(p_), [](void*) {}));
-    p_ = nullptr;
+    abandoned_ = true;
   }
 
  private:
   P* p_;
+  bool abandoned_ = false;
 };
 
 /// A fixed log of small integers that tasks on any thread append to.
