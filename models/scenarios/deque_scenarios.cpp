@@ -129,6 +129,45 @@ struct batch_steal : scenario {
   void after() override { assert_exactly_once(t, 2, 3); }
 };
 
+// Invariant: slot re-use after wrap-around without growth. Capacity 2; before() pushes 1, 2
+// and steals 1 (top = 1, bottom = 2). The owner then pushes 3 at index 2 (slot 0 re-used: no
+// growth is possible, top only grows), pushes 4 at index 3 (slot 1 re-used when the thief has
+// already taken index 1, i.e. the owner's [P1] read the thief's [S5] CAS; growth otherwise),
+// and pops to empty, while a thief steals twice. The thief's speculative read [S6] of slot 1
+// races with the owner's overwrite [P3] of that slot: if it could read 4 and still win its CAS,
+// 2 would be lost and 4 taken twice. Every value is taken exactly once; the thief's steals
+// are FIFO, the owner's pops LIFO.
+// @verifies DQ-3 DQ-1 DQ-2
+struct wrap_around : scenario {
+  deque_t d{2};
+  taken t[3];
+  wrap_around() : scenario(2) {}
+  void before() override {
+    d.push(1);
+    d.push(2);
+    const auto r = d.steal();
+    PILFER_MODEL_ASSERT(r.is_success() && r.value == 1);
+    t[2].add(r.value);
+    d.release_owner();  // thread 0 becomes the owner
+  }
+  void thread(unsigned i) override {
+    if (i == 0) {
+      d.push(3);
+      d.push(4);
+      while (auto v = d.pop()) t[0].add(*v);
+      for (int k = 1; k < t[0].n; ++k) PILFER_MODEL_ASSERT(t[0].v[k - 1] > t[0].v[k]);  // DQ-1 LIFO
+    } else {
+      auto st = d.get_stealer();
+      for (int k = 0; k < 2; ++k) {
+        auto r = st.steal();
+        if (r.is_success()) t[1].add(r.value);
+      }
+      for (int k = 1; k < t[1].n; ++k) PILFER_MODEL_ASSERT(t[1].v[k - 1] < t[1].v[k]);  // DQ-2 FIFO
+    }
+  }
+  void after() override { assert_exactly_once(t, 3, 4); }
+};
+
 }  // namespace
 
 std::vector<entry> deque_scenarios() {
@@ -138,6 +177,7 @@ std::vector<entry> deque_scenarios() {
   v.push_back({"deque.last_element", "DQ-3 DQ-5", [] { return std::make_unique<last_element>(); }, {}});
   v.push_back({"deque.growth_during_steal", "DQ-3 DQ-4", [] { return std::make_unique<growth_during_steal>(); }, {}});
   v.push_back({"deque.batch_steal", "DQ-6 DQ-3", [] { return std::make_unique<batch_steal>(); }, {}});
+  v.push_back({"deque.wrap_around", "DQ-3 DQ-1 DQ-2", [] { return std::make_unique<wrap_around>(); }, {}});
   return v;
 }
 

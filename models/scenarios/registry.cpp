@@ -4,11 +4,14 @@
 namespace pilfer::model::scenarios {
 std::vector<entry> deque_scenarios();
 std::vector<entry> injector_scenarios();
+std::vector<entry> pool_scenarios();
 
 std::vector<entry> all_scenarios() {
   auto v = deque_scenarios();
   auto w = injector_scenarios();
   v.insert(v.end(), w.begin(), w.end());
+  auto pl = pool_scenarios();
+  v.insert(v.end(), pl.begin(), pl.end());
   return v;
 }
 }  // namespace pilfer::model::scenarios

@@ -31,7 +31,9 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 
 namespace pilfer {
@@ -60,7 +62,10 @@ class basic_deque {
     /// Lock-free; linearizes at the CAS on top [S5] (success) or at the load
     /// of bottom [S3] (empty). retry: lost the CAS to another thief or to the
     /// owner taking the last item.
-    steal_result<T> steal() const { return q_->steal_(); }
+    steal_result<T> steal() const {
+      assert(q_ != nullptr && "pilfer: stealer not bound to a deque (default-constructed; use get_stealer())");
+      return q_->steal_();
+    }
 
     /// Move up to min(ceil(n/2), max) of the oldest items into `dest`, where n
     /// is the size seen at the first attempt. Items keep the victim's FIFO
@@ -71,12 +76,14 @@ class basic_deque {
     /// into dest and published once ([P2], [P4]).
     /// Returns success(k) with k >= 1 items moved, empty, or retry.
     steal_result<std::size_t> steal_batch(basic_deque& dest, std::size_t max = 32) const {
+      assert(q_ != nullptr && "pilfer: stealer not bound to a deque (default-constructed; use get_stealer())");
       return q_->steal_batch_(dest, max, false).count;
     }
 
     /// Like steal_batch but returns the oldest item instead of moving it; the
     /// rest (up to min(ceil(n/2), max) - 1 items) go to dest in FIFO order.
     steal_result<T> steal_batch_and_pop(basic_deque& dest, std::size_t max = 32) const {
+      assert(q_ != nullptr && "pilfer: stealer not bound to a deque (default-constructed; use get_stealer())");
       auto r = q_->steal_batch_(dest, max, true);
       if (!r.count.is_success()) return r.count.is_retry() ? steal_result<T>::retry() : steal_result<T>::empty();
       return steal_result<T>::success(r.first);
@@ -96,7 +103,8 @@ class basic_deque {
 
   /// Capacity is rounded up to a power of two (minimum 1); the deque grows
   /// without bound. Thread-safety: the object must be published to other
-  /// threads (e.g. by starting them) after construction.
+  /// threads (e.g. by starting them) after construction. Throws
+  /// std::length_error (capacity > 2^63 on 64-bit) or std::bad_alloc.
   explicit basic_deque(std::size_t initial_capacity = 64)
       : buffer_(Sync::template make<buffer>(round_up_pow2(initial_capacity))) {}
 
@@ -220,7 +228,11 @@ class basic_deque {
     T first{};
   };
 
-  static std::size_t round_up_pow2(std::size_t n) noexcept {
+  /// Smallest power of two >= n (n == 0 gives 1). Throws std::length_error
+  /// when there is none in size_t (the doubling would wrap to 0 and never end).
+  static std::size_t round_up_pow2(std::size_t n) {
+    constexpr std::size_t top_bit = (std::numeric_limits<std::size_t>::max() >> 1) + 1;
+    if (n > top_bit) throw std::length_error("pilfer::basic_deque: capacity larger than the largest power of two");
     std::size_t c = 1;
     while (c < n) c <<= 1;
     return c;

@@ -133,7 +133,7 @@ class basic_injector {
   /// them first. max == 0 counts as 1.
   steal_result<std::size_t> steal_batch(basic_deque<T, Sync>& dest, std::size_t max = 32) {
     dest.owner_.check("injector::steal_batch (dest)");
-    auto c = claim_(max == 0 ? 1 : max, true);
+    auto c = claim_(max == 0 ? 1 : max, true, &dest, 0);
     if (!c.status_is_success) return c.retry ? steal_result<std::size_t>::retry() : steal_result<std::size_t>::empty();
     move_to_(dest, c, 0);
     return steal_result<std::size_t>::success(c.count);
@@ -142,7 +142,7 @@ class basic_injector {
   /// Like steal_batch, but the oldest item is returned and the rest go to dest.
   steal_result<T> steal_batch_and_pop(basic_deque<T, Sync>& dest, std::size_t max = 32) {
     dest.owner_.check("injector::steal_batch_and_pop (dest)");
-    auto c = claim_(max == 0 ? 1 : max, true);
+    auto c = claim_(max == 0 ? 1 : max, true, &dest, 1);
     if (!c.status_is_success) return c.retry ? steal_result<T>::retry() : steal_result<T>::empty();
     slot& s0 = c.blk->slots[c.offset];
     wait_write_(s0);
@@ -222,8 +222,12 @@ class basic_injector {
 
   /// Claim up to `want` consecutive slots of the head block (want == 1 for a
   /// single steal). On success the slots are ours; the block stays alive until
-  /// we set their READ bits.
-  claim claim_(std::size_t want, bool halve) {
+  /// we set their READ bits. A batch passes its destination: room for the
+  /// k - skip items it will move is made BEFORE the claiming CAS [S5], so a
+  /// throwing growth (std::bad_alloc) leaves the queue untouched; after [S5]
+  /// nothing may throw (claimed slots that are never read lose their items and
+  /// keep their block alive forever).
+  claim claim_(std::size_t want, bool halve, basic_deque<T, Sync>* dest = nullptr, std::size_t skip = 0) {
     claim c;
     // [S1] acquire: pairs with [S5]/[S9] of the consumer that moved head here,
     // so its tail observation is not newer than ours; [S2] acquire pairs with
@@ -257,6 +261,10 @@ class basic_injector {
       if ((head >> shift) / lap != (tail >> shift) / lap) new_head |= has_next;
     }
     if (k == 0) k = 1;
+    // May throw; nothing is claimed yet. move_to_'s reserve_ then finds the room
+    // (dest's size can only have shrunk meanwhile: only thieves run on it).
+    if (dest != nullptr && k > skip)
+      (void)dest->reserve_(dest->bottom_.load(PILFER_SITE("deque.P0", relaxed)), k - skip);
     new_head += k << shift;
     std::size_t expected = head;
     // [S5] seq_cst: claims slots offset..offset+k-1. Failure acquire (unused).

@@ -169,7 +169,11 @@ class basic_pool {
     } catch (...) {
       stopping_.store(true, PILFER_SITE("pool.S2", seq_cst));
       ec_.notify_all();
-      for (unsigned i = 0; i < started; ++i) workers_[i]->thread.join();
+      // <= started: configure_thread() may throw (it allocates the thread
+      // name) after worker `started`'s thread exists; a joinable thread left
+      // behind would make ~thread call std::terminate.
+      for (unsigned i = 0; i <= started && i < n; ++i)
+        if (workers_[i]->thread.joinable()) workers_[i]->thread.join();
       throw;
     }
   }
@@ -234,11 +238,17 @@ class basic_pool {
   void wait_idle() {
     assert(!current() && "pilfer: wait_idle() from a task of the same pool would wait for itself");
     for (;;) {
-      // [pool.P3] acquire: pairs with [pool.P2]; effects of finished tasks
-      // are visible after wait_idle() returns.
-      const std::uint64_t p = pending_.load(PILFER_SITE("pool.P3", acquire));
+      // [pool.P3] seq_cst: (1) acquire part pairs with [pool.P2]: effects of
+      // finished tasks are visible after wait_idle() returns. (2) seq_cst:
+      // shutdown()'s half of the Dekker pair [pool.S1]/[pool.P1] is "store
+      // closed_, then load pending_"; with an acquire load the pair is plain
+      // store buffering (an acquire load is not in the total order S), so
+      // shutdown could read pending_ == 0 while a submitter that read
+      // closed_ == false has already counted its task: the task would be
+      // accepted and never run once the workers stop.
+      const std::uint64_t p = pending_.load(PILFER_SITE("pool.P3", seq_cst));
       if (p == 0) return;
-      pending_.wait(p, PILFER_SITE("pool.P3", acquire));
+      pending_.wait(p, PILFER_SITE("pool.P3", seq_cst));
     }
   }
 
@@ -578,6 +588,17 @@ class basic_pool {
       detail::event_count<Sync>::fence_after_prepare();  // [sleep.W2]
       if (has_work(w) || stopping_.load(PILFER_SITE("pool.S2", seq_cst))) {
         ec_.cancel_wait(w.waiter);
+        // Hand-off, as the last searcher does above: several pushes may have
+        // skipped waking anyone because of our search ([sleep.N4]), and a
+        // notifier may have picked us while we re-checked (its wake-up is
+        // absorbed here). We take ONE item (and may block in it): if more are
+        // visible, wake a sleeper for them. Found by the model scenario
+        // pool.two_items_one_searcher (sleep.md "skip").
+        t = find_task(w);
+        if (t != nullptr) {
+          if (has_work(w)) ec_.notify_one();
+          execute(w, t);
+        }
         continue;
       }
       w.bump(counter::parks);
@@ -631,7 +652,11 @@ R basic_task_handle<R, Sync>::get() {
         return;
       } else {
         assert(s_->value.read().has_value() && "task_handle::get called twice");
-        return std::move(*s_->value.write());
+        if (!s_->value.read().has_value())
+          throw std::logic_error("pilfer: task_handle::get called twice (the value was moved out by the first call)");
+        R r = std::move(*s_->value.write());
+        s_->value.write().reset();  // a second get() is then detected, not a moved-from value
+        return r;
       }
     case state::has_error:
       std::rethrow_exception(s_->error.read());

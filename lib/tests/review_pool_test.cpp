@@ -1,0 +1,199 @@
+// Review (h11): pool construction under allocation failure, and debug-build
+// misuse checks (death tests, dev build only: not NDEBUG, not under TSan).
+//
+// Global operator new is replaced (not under sanitizers, which own it) by one
+// that fails the k-th allocation of the calling thread. Deterministic: the
+// sweep over k covers every allocation the constructor makes (no seed).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "pilfer/pool.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define PILFER_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define PILFER_TEST_SANITIZED 1
+#endif
+#endif
+
+#ifndef PILFER_TEST_SANITIZED
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+namespace {
+thread_local int fail_in = -1;  // -1: never; k: the k-th allocation from now (0 = next) fails
+}  // namespace
+void* operator new(std::size_t n) {
+  if (fail_in >= 0 && fail_in-- == 0) throw std::bad_alloc();
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
+
+namespace {
+
+#ifndef PILFER_TEST_SANITIZED
+// Bug (found in review): the constructor's catch joined only the workers
+// before `started`; when configure_thread() threw after worker `started`'s
+// thread had been created (it allocates the thread name), that thread was
+// left joinable and ~thread called std::terminate. Every failing allocation
+// of the constructor must surface as std::bad_alloc, and the pool built right
+// after must work.
+// @verifies POOL-12
+TEST(ReviewPoolAlloc, ConstructorAllocationFailureThrowsCleanly) {
+  int threw = 0, built = 0;
+  for (int k = 0; k < 400; ++k) {
+    pilfer::pool_options o;
+    o.threads = 2;
+    o.name = std::string(40, 'n');  // long: the per-thread name allocates
+    o.topo = pilfer::topology::flat(2);
+    try {
+      fail_in = k;
+      pilfer::pool p(std::move(o));
+      fail_in = -1;
+      ++built;
+      EXPECT_EQ(p.submit([] { return 7; }).get(), 7);
+    } catch (const std::bad_alloc&) {
+      fail_in = -1;
+      ++threw;
+    }
+  }
+  EXPECT_GT(threw, 0);
+  EXPECT_GT(built, 0);
+  std::printf("constructor allocation sweep: %d threw bad_alloc, %d built\n", threw, built);
+}
+#endif
+
+#if !defined(NDEBUG) && !defined(PILFER_TEST_SANITIZED)
+// @verifies POOL-12
+TEST(ReviewPoolDeathTest, ShutdownFromOwnTaskAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::pool p({.threads = 1});
+        p.submit([&] { p.shutdown(); }).get();
+      },
+      "shutdown\\(\\) from a task of the same pool");
+}
+
+// @verifies POOL-12
+TEST(ReviewPoolDeathTest, WaitIdleFromOwnTaskAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::pool p({.threads = 1});
+        p.submit([&] { p.wait_idle(); }).get();
+      },
+      "wait_idle\\(\\) from a task of the same pool");
+}
+
+// @verifies POOL-17
+TEST(ReviewPoolDeathTest, GetTwiceAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::pool p({.threads = 1});
+        auto h = p.submit([] { return std::string("x"); });
+        (void)h.get();
+        (void)h.get();
+      },
+      "get called twice");
+}
+
+// @verifies DQ-5
+TEST(ReviewDequeDeathTest, PopFromSecondThreadAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::deque<int> d;
+        d.push(1);
+        pilfer::std_sync::thread t([&] { (void)d.pop(); });
+        t.join();
+      },
+      "owner-only operation pop");
+}
+
+// @verifies DQ-5 DQ-6
+TEST(ReviewDequeDeathTest, BatchStealIntoForeignDequeAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::deque<int> victim;
+        pilfer::deque<int> dest;
+        victim.push(1);
+        victim.push(2);
+        dest.push(0);  // binds dest to this thread
+        pilfer::std_sync::thread t([&] { (void)victim.get_stealer().steal_batch(dest); });
+        t.join();
+      },
+      "owner-only operation steal_batch \\(dest\\)");
+}
+
+// @verifies DQ-5
+TEST(ReviewDequeDeathTest, DefaultStealerAborts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::deque<int>::stealer s;
+        (void)s.steal();
+      },
+      "stealer not bound to a deque");
+}
+#endif
+
+}  // namespace
+
+// ---- mutex_deque (uses the operator new hook above) ----
+#include "pilfer/mutex_deque.hpp"
+
+#include <map>
+
+namespace {
+#ifndef PILFER_TEST_SANITIZED
+// Bug (found in review): basic_mutex_deque::steal_batch removed the items from
+// the victim, unlocked, and then inserted them into dest; a std::bad_alloc
+// from that insertion lost them. Every allocation of the batch is failed in
+// turn; afterwards every item must still be in the victim or in dest, once.
+// @verifies DQ-3 DQ-6
+TEST(ReviewMutexDequeAlloc, StealBatchAllocationFailureLosesNothing) {
+  int threw = 0;
+  for (int k = 0; k < 6; ++k) {
+    for (int pop_first = 0; pop_first < 2; ++pop_first) {
+      pilfer::mutex_deque<int> victim;
+      pilfer::mutex_deque<int> dest;
+      for (int i = 1; i <= 10; ++i) victim.push(i);
+      for (int i = 1001; i <= 1127; ++i) dest.push(i);  // the next insert needs a new std::deque node
+      std::map<int, int> seen;
+      try {
+        fail_in = k;
+        if (pop_first) {
+          auto r = victim.get_stealer().steal_batch_and_pop(dest);
+          fail_in = -1;
+          if (r.is_success()) ++seen[r.value];
+        } else {
+          (void)victim.get_stealer().steal_batch(dest);
+          fail_in = -1;
+        }
+      } catch (const std::bad_alloc&) {
+        fail_in = -1;
+        ++threw;
+      }
+      while (auto v = dest.pop()) ++seen[*v];
+      while (auto v = victim.pop()) ++seen[*v];
+      EXPECT_EQ(seen.size(), 137u) << "k=" << k << " pop_first=" << pop_first;
+      for (const auto& [v, n] : seen) EXPECT_EQ(n, 1) << v;
+    }
+  }
+  EXPECT_GT(threw, 0);
+}
+#endif
+}  // namespace

@@ -1,0 +1,361 @@
+// Pool scenarios on the real pilfer::basic_pool<checker_sync> (lib/include/pilfer/pool.hpp,
+// detail/event_count.hpp): 1-2 workers, each a modelled thread spawned by the pool's own
+// constructor, plus the scenario's external threads. A lost wake-up shows as "deadlock" (every
+// thread blocked: workers parked in commit_wait, the external thread in handle.get()).
+//
+// The pool is built in before() on the main model thread and destroyed in after() (the
+// destructor is shutdown(drain): it joins the workers). An execution cut short (failure,
+// memoised state) leaves the pool object undestroyed (its std heap leaks, as engine frames of
+// abandoned fibers do): destroying it in the engine's pass-through mode would spin in
+// wait_idle() while tasks are still pending.
+#include "scenarios.hpp"
+
+#include <pilfer/pool.hpp>
+
+#include <new>
+#include <optional>
+
+namespace pilfer::model::scenarios {
+namespace {
+
+using pool_t = pilfer::basic_pool<S>;
+
+/// Storage for the pool of one execution (see above).
+class pool_box {
+ public:
+  pool_box() = default;
+  pool_box(const pool_box&) = delete;
+  pool_box& operator=(const pool_box&) = delete;
+  ~pool_box() {
+    // only reached with the pool alive when the execution was cut short: see file comment
+  }
+  pool_t& make(unsigned threads, unsigned spin_rounds) {
+    pilfer::pool_options o;
+    o.threads = threads;
+    o.spin_rounds = spin_rounds;
+    p_ = ::new (static_cast<void*>(raw_)) pool_t(std::move(o));
+    return *p_;
+  }
+  pool_t& operator*() noexcept { return *p_; }
+  pool_t* operator->() noexcept { return p_; }
+  /// shutdown(drain) + join + free (in after()).
+  void drop() {
+    p_->~pool_t();
+    p_ = nullptr;
+  }
+
+ private:
+  alignas(pool_t) unsigned char raw_[sizeof(pool_t)];
+  pool_t* p_ = nullptr;
+};
+
+/// Counts how many times a task body ran; written by the running task only, read in after()
+/// (hb-after through the workers' join): two runs are a data race or a count of 2.
+struct run_count {
+  cell_t<S, int> n{0};
+  void hit() { n.write() += 1; }
+  int get() const { return n.read(); }
+};
+
+/// POOL-14 identities the scenarios rely on, once the pool is idle (wait_idle() returned).
+void assert_idle_stats(const pilfer::pool_stats& s) {
+  const auto& t = s.total;
+  PILFER_MODEL_ASSERT(t.local_pops + t.injector_pops + t.priority_pops + t.steals == t.tasks_run + t.tasks_cancelled);
+  PILFER_MODEL_ASSERT(s.submitted == t.local_pushes + s.injector_pushes + s.priority_pushes);
+  PILFER_MODEL_ASSERT(s.pending == 0);
+}
+
+// 1. Invariant: an external submit racing with every worker going to sleep is not lost: the
+// task runs exactly once and get() returns its value (a lost wake-up leaves the submitter
+// blocked in get() and every worker parked: "deadlock"). `gate`: the submitter first waits
+// until every worker has announced itself as a waiter (stats().sleeping == workers, i.e. each
+// is between prepare_wait and its wake-up), so the push meets the notify path [sleep.N2/N3]
+// against the waiters' re-check after [sleep.W2]; without the gate the push also races with
+// workers that are still searching ([sleep.N4] skip path).
+// @verifies POOL-7 POOL-9
+struct submit_to_parked : scenario {
+  pool_box pool;
+  run_count ran;
+  int got = 0;
+  unsigned workers;
+  bool gate;
+  submit_to_parked(unsigned w, bool g) : scenario(1), workers(w), gate(g) {}
+  void before() override { pool.make(workers, 1); }
+  void thread(unsigned) override {
+    if (gate)
+      while (pool->stats().sleeping < workers) S::yield();
+    auto h = pool->submit([this] {
+      ran.hit();
+      return 7;
+    });
+    got = h.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.injector_pushes == 1 && s.total.local_pushes == 0);  // external -> injector
+    pool.drop();
+    PILFER_MODEL_ASSERT(got == 7);
+    PILFER_MODEL_ASSERT(ran.get() == 1);  // POOL-9: exactly once
+  }
+};
+
+// 2. Invariant: a task spawns a child while the other worker is asleep (or going to sleep)
+// and then BLOCKS without helping until the child has run: the child must be taken by the
+// other worker, so the local push must wake it ([sleep.N1] against [sleep.W2]); a lost
+// wake-up is a deadlock. The child goes to the spawning worker's deque (POOL-5): the injector
+// saw exactly one push (the external parent), the pool one local push, and the child was
+// stolen by the other worker. Each body runs exactly once.
+// @verifies POOL-5 POOL-7 POOL-9
+struct spawn_to_parked_peer : scenario {
+  pool_box pool;
+  run_count parent_ran, child_ran;
+  S::atomic<int> child_done{0};
+  std::optional<unsigned> parent_on, child_on;  // written by the task bodies, read in after()
+  bool gate;
+  explicit spawn_to_parked_peer(bool g) : scenario(1), gate(g) {}
+  void before() override { pool.make(2, 1); }
+  void thread(unsigned) override {
+    auto h = pool->submit([this] {
+      parent_ran.hit();
+      parent_on = pool->current_worker_index();
+      if (gate)  // the peer has announced itself as a waiter
+        while (pool->stats().sleeping < 1) S::yield();
+      pool->spawn([this] {
+        child_ran.hit();
+        child_on = pool->current_worker_index();
+        child_done.store(1, PILFER_SITE("test.child", release));
+        child_done.notify_all();
+      });
+      // block WITHOUT helping: only the peer can run the child
+      while (child_done.load(PILFER_SITE("test.child", acquire)) == 0) child_done.wait(0, PILFER_SITE("test.child", acquire));
+    });
+    h.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.injector_pushes == 1);      // only the external parent
+    PILFER_MODEL_ASSERT(s.total.local_pushes == 1);   // POOL-5: the child went to the local deque
+    PILFER_MODEL_ASSERT(s.total.steals == 1);         // ... and the peer stole it from there
+    pool.drop();
+    PILFER_MODEL_ASSERT(parent_ran.get() == 1 && child_ran.get() == 1);
+    PILFER_MODEL_ASSERT(parent_on && child_on && *parent_on != *child_on);
+  }
+};
+
+// 3. Invariant: shutdown (drain or cancel) racing with an external submit. The submit either
+// throws pool_closed (then the body never runs) or is accepted; an accepted task runs exactly
+// once (drain), or runs or is reported cancelled exactly once (cancel: get() throws
+// task_cancelled iff the body did not run). shutdown() returns (no deadlock), and a submit
+// after shutdown() returned throws pool_closed. [pool.P1]/[pool.S1] is the Dekker pair that
+// keeps an accepted task from slipping past shutdown's wait_idle().
+// @verifies POOL-12 POOL-9
+struct shutdown_vs_submit : scenario {
+  pool_box pool;
+  run_count ran;
+  bool accepted = false, rejected = false, cancelled = false, got_value = false;
+  pilfer::shutdown_mode mode;
+  explicit shutdown_vs_submit(pilfer::shutdown_mode m) : scenario(2), mode(m) {}
+  void before() override { pool.make(1, 1); }
+  void thread(unsigned i) override {
+    if (i == 0) {
+      try {
+        auto h = pool->submit([this] {
+          ran.hit();
+          return 5;
+        });
+        accepted = true;
+        try {
+          got_value = h.get() == 5;
+        } catch (const pilfer::task_cancelled&) {
+          cancelled = true;
+        }
+      } catch (const pilfer::pool_closed&) {
+        rejected = true;
+      }
+    } else {
+      pool->shutdown(mode);
+    }
+  }
+  void after() override {
+    PILFER_MODEL_ASSERT(pool->closed());
+    bool late_rejected = false;
+    try {
+      (void)pool->submit([] { return 0; });
+    } catch (const pilfer::pool_closed&) {
+      late_rejected = true;
+    }
+    PILFER_MODEL_ASSERT(late_rejected);  // submit after shutdown: pool_closed
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    pool.drop();
+    PILFER_MODEL_ASSERT(accepted != rejected);
+    if (rejected) PILFER_MODEL_ASSERT(ran.get() == 0 && !cancelled && !got_value);
+    if (accepted) {
+      PILFER_MODEL_ASSERT(ran.get() + (cancelled ? 1 : 0) == 1);  // exactly one outcome
+      PILFER_MODEL_ASSERT(got_value == (ran.get() == 1));
+      if (mode == pilfer::shutdown_mode::drain) PILFER_MODEL_ASSERT(ran.get() == 1);  // drain runs it
+      PILFER_MODEL_ASSERT(s.total.tasks_run + s.total.tasks_cancelled == 1);
+    }
+  }
+};
+
+// 4. Invariant: a worker with an empty deque finds an injected task by looking at the
+// injector before it parks (POOL-3). One worker, one external submit racing with the
+// worker's search: when the worker is searching, the submitter's [sleep.N4] sees it and
+// skips the wake-up, so only the worker's own look at the injector (find_task during the
+// search, or the re-check after [sleep.W2]) can find the task. The task runs exactly once,
+// it was taken from the injector (injector_pops == 1, no steal, no local pop).
+// @verifies POOL-3 POOL-9
+struct injector_before_park : scenario {
+  pool_box pool;
+  run_count ran;
+  int got = 0;
+  injector_before_park() : scenario(1) {}
+  void before() override { pool.make(1, 2); }
+  void thread(unsigned) override {
+    auto h = pool->submit([this] {
+      ran.hit();
+      return 3;
+    });
+    got = h.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.total.injector_pops == 1 && s.total.steals == 0 && s.total.local_pops == 0);
+    pool.drop();
+    PILFER_MODEL_ASSERT(got == 3 && ran.get() == 1);
+  }
+};
+
+// 5. Invariant: two external submits t1, x; t1 blocks (without helping) until x has run, so
+// x needs the OTHER worker. Before submitting, the submitter waits until one worker is asleep
+// (has counted a park) and the other one is searching (has backed off, not parked) -- or both
+// are asleep. Both notifies may be skipped because a worker is searching ([sleep.N4]); that
+// worker then covers BOTH items but can take only one: when it takes t1 (whether during its
+// search, as the last searcher, or after cancelling its sleep on the re-check after
+// [sleep.W2]) and more work is visible, it must wake the sleeper ("hand-off"); else the
+// sleeper sleeps forever next to queued work: "deadlock". Both bodies run exactly once.
+// (This scenario found the missing hand-off on the cancel path of worker_main.)
+// @verifies POOL-7 POOL-9
+struct two_items_one_searcher : scenario {
+  pool_box pool;
+  run_count t1_ran, x_ran;
+  S::atomic<int> x_done{0};
+  two_items_one_searcher() : scenario(1) {}
+  void before() override { pool.make(2, 1); }
+  bool gate_open() {
+    const pilfer::pool_stats s = pool->stats();
+    const auto& w0 = s.workers[0];
+    const auto& w1 = s.workers[1];
+    if (w0.parks >= 1 && w1.parks >= 1) return true;
+    return (w0.parks == 1 && w1.parks == 0 && w1.backoff_rounds >= 1) ||
+           (w1.parks == 1 && w0.parks == 0 && w0.backoff_rounds >= 1);
+  }
+  void thread(unsigned) override {
+    while (!gate_open()) S::yield();
+    auto h1 = pool->submit([this] {
+      t1_ran.hit();
+      while (x_done.load(PILFER_SITE("test.x", acquire)) == 0) x_done.wait(0, PILFER_SITE("test.x", acquire));
+    });
+    auto hx = pool->submit([this] {
+      x_ran.hit();
+      x_done.store(1, PILFER_SITE("test.x", release));
+      x_done.notify_all();
+    });
+    h1.get();
+    hx.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(t1_ran.get() == 1 && x_ran.get() == 1);
+  }
+};
+
+// 6. Invariant (the [sleep.S3] case): three workers. A task P on worker B waits until another
+// worker is asleep and the third searching (gate_open), then spawns t1 and x onto B's deque and blocks (without helping) until x
+// has run; t1 also blocks until x has run. A searching worker A may steal t1 while x's
+// notify is skipped because A is searching ([sleep.N4]); A then leaves the searching state as
+// the last searcher, and its look at the queues after [sleep.S2] + the seq_cst fence
+// [sleep.S3] must see x in B's deque and wake the sleeper C; else A blocks in t1, B in P, C
+// sleeps: "deadlock". (Deque pushes are a relaxed store of bottom and empty() reads it
+// relaxed, so without S3 this is store buffering against the spawner's [sleep.N1]; injector
+// items are covered by the injector's own seq_cst accesses, see sleep.md.) Every body runs once.
+// @verifies POOL-5 POOL-7 POOL-9
+struct local_handoff : scenario {
+  pool_box pool;
+  run_count p_ran, t1_ran, x_ran;
+  S::atomic<int> x_done{0};
+  local_handoff() : scenario(1) {}
+  void before() override { pool.make(3, 1); }
+  void wait_x() {
+    while (x_done.load(PILFER_SITE("test.x", acquire)) == 0) x_done.wait(0, PILFER_SITE("test.x", acquire));
+  }
+  // Gate (run by P): of the two other workers one is asleep (a park not yet followed by a
+  // wake-up) and the other is searching (has backed off, never parked) -- or both are asleep.
+  bool gate_open() {
+    const pilfer::pool_stats s = pool->stats();
+    const unsigned me = *pool->current_worker_index();
+    const auto& a = s.workers[(me + 1) % 3];
+    const auto& b = s.workers[(me + 2) % 3];
+    const auto asleep = [](const pilfer::worker_stats& w) { return w.parks > w.wakeups; };
+    const auto searching = [](const pilfer::worker_stats& w) { return w.parks == 0 && w.backoff_rounds >= 1; };
+    return (asleep(a) && asleep(b)) || (asleep(a) && searching(b)) || (asleep(b) && searching(a));
+  }
+  void thread(unsigned) override {
+    auto h = pool->submit([this] {
+      p_ran.hit();
+      while (!gate_open()) S::yield();
+      pool->spawn([this] {
+        t1_ran.hit();
+        wait_x();
+      });
+      pool->spawn([this] {
+        x_ran.hit();
+        x_done.store(1, PILFER_SITE("test.x", release));
+        x_done.notify_all();
+      });
+      wait_x();
+    });
+    h.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.total.local_pushes == 2 && s.injector_pushes == 1);
+    pool.drop();
+    PILFER_MODEL_ASSERT(p_ran.get() == 1 && t1_ran.get() == 1 && x_ran.get() == 1);
+  }
+};
+
+}  // namespace
+
+std::vector<entry> pool_scenarios() {
+  std::vector<entry> v;
+  options rnd;
+  rnd.how = mode::random;
+  rnd.seed = 1;
+  rnd.iterations = 300;
+  rnd.max_steps = 5000;
+  options exh;
+  exh.max_steps = 5000;
+  v.push_back({"pool.submit_to_parked", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(1u, true); }, exh, false});
+  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, rnd, false});
+  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, rnd, false});
+  v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
+  v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
+  v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
+  v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd, false});
+  v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd, false});
+  return v;
+}
+
+}  // namespace pilfer::model::scenarios
