@@ -179,7 +179,7 @@ struct every_push_transitions : scenario {
 // both miss each other: either the submitter sees the sleeper (and would wake it) or the
 // worker finds the item. This is what [P3] seq_cst and the [S3] fence (and [Z1] for empty())
 // are for; the injector's own invariants do not need them.
-// @verifies INJ-1 POOL-7
+// @verifies INJ-1
 struct sleep_dekker : scenario {
   injector_t q;
   S::atomic<int> sleepers{0};
@@ -216,8 +216,8 @@ std::vector<entry> injector_scenarios() {
   v.push_back({"injector.two_consumers", "INJ-1 INJ-2 INJ-3", [] { return std::make_unique<two_consumers>(); }, {}});
   v.push_back({"injector.consumer_transition", "INJ-2 INJ-4", [] { return std::make_unique<consumer_transition>(); }, {}});
   v.push_back({"injector.producer_transition", "INJ-1 INJ-2 INJ-4", [] { return std::make_unique<producer_transition>(); }, {}});
-  v.push_back({"injector.sleep_dekker_steal", "INJ-1 POOL-7", [] { return std::make_unique<sleep_dekker>(false); }, {}});
-  v.push_back({"injector.sleep_dekker_empty", "INJ-1 POOL-7", [] { return std::make_unique<sleep_dekker>(true); }, {}});
+  v.push_back({"injector.sleep_dekker_steal", "INJ-1", [] { return std::make_unique<sleep_dekker>(false); }, {}});
+  v.push_back({"injector.sleep_dekker_empty", "INJ-1", [] { return std::make_unique<sleep_dekker>(true); }, {}});
   v.push_back({"injector.every_push_transitions", "INJ-1 INJ-2 INJ-4", [] { return std::make_unique<every_push_transitions>(); }, {}});
   return v;
 }

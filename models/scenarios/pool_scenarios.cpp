@@ -248,7 +248,7 @@ struct two_items_one_searcher : scenario {
   run_count t1_ran, x_ran;
   S::atomic<int> x_done{0};
   two_items_one_searcher() : scenario(1) {}
-  void before() override { pool.make(2, 1); }
+  void before() override { pool.make(2, 3); }  // 3 rounds: long searches, more skipped notifies
   bool gate_open() {
     const pilfer::pool_stats s = pool->stats();
     const auto& w0 = s.workers[0];
@@ -280,7 +280,8 @@ struct two_items_one_searcher : scenario {
 };
 
 // 6. Invariant (the [sleep.S3] case): three workers. A task P on worker B waits until another
-// worker is asleep and the third searching (gate_open), then spawns t1 and x onto B's deque and blocks (without helping) until x
+// worker is asleep and the third searching (gate_open), then spawns t1 and -- once t1 was
+// stolen -- x onto B's deque, and blocks (without helping) until x
 // has run; t1 also blocks until x has run. A searching worker A may steal t1 while x's
 // notify is skipped because A is searching ([sleep.N4]); A then leaves the searching state as
 // the last searcher, and its look at the queues after [sleep.S2] + the seq_cst fence
@@ -294,7 +295,7 @@ struct local_handoff : scenario {
   run_count p_ran, t1_ran, x_ran;
   S::atomic<int> x_done{0};
   local_handoff() : scenario(1) {}
-  void before() override { pool.make(3, 1); }
+  void before() override { pool.make(3, 2); }  // 2 rounds: the thief is often still searching
   void wait_x() {
     while (x_done.load(PILFER_SITE("test.x", acquire)) == 0) x_done.wait(0, PILFER_SITE("test.x", acquire));
   }
@@ -317,6 +318,9 @@ struct local_handoff : scenario {
         t1_ran.hit();
         wait_x();
       });
+      // x is pushed once t1 has been stolen: the thief counts the steal before it leaves the
+      // searching state ([sleep.S2]) and looks at the queues again, so x's push races with that look.
+      while (pool->stats().total.steals == 0) S::yield();
       pool->spawn([this] {
         x_ran.hit();
         x_done.store(1, PILFER_SITE("test.x", release));
@@ -339,22 +343,29 @@ struct local_handoff : scenario {
 }  // namespace
 
 std::vector<entry> pool_scenarios() {
-  std::vector<entry> v;
-  options rnd;
-  rnd.how = mode::random;
-  rnd.seed = 1;
-  rnd.iterations = 300;
-  rnd.max_steps = 5000;
+  // Bounds (dev build, one core): 1-worker scenarios exhaustive with at most one preemptive
+  // context switch (every reads-from / mo / wake-up choice; complete = the whole bounded
+  // space); 2-3 worker scenarios random mode with a fixed seed (PILFER_SEED=N / --seed=N to vary).
   options exh;
   exh.max_steps = 5000;
+  exh.preemption_bound = 1u;
+  const auto rnd = [](std::size_t n) {
+    options o;
+    o.how = mode::random;
+    o.seed = 1;
+    o.iterations = n;
+    o.max_steps = 5000;
+    return o;
+  };
+  std::vector<entry> v;
+  v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
   v.push_back({"pool.submit_to_parked", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(1u, true); }, exh, false});
-  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, rnd, false});
-  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, rnd, false});
+  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, rnd(1000), false});
+  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, rnd(1000), false});
   v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
-  v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
-  v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd, false});
-  v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd, false});
+  v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd(1000), false});
+  v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd(300), false});
   return v;
 }
 

@@ -75,6 +75,9 @@ class basic_deque {
     /// as 1. Lock-free: a sequence of single steals ([S1]–[S5] each) written
     /// into dest and published once ([P2], [P4]).
     /// Returns success(k) with k >= 1 items moved, empty, or retry.
+    /// Linearizes item by item at each [S5]. Throws std::bad_alloc when dest
+    /// must grow and cannot; dest grows before the first [S5], so the victim
+    /// and dest are then unchanged. O(k) plus dest's growth.
     steal_result<std::size_t> steal_batch(basic_deque& dest, std::size_t max = 32) const {
       assert(q_ != nullptr && "pilfer: stealer not bound to a deque (default-constructed; use get_stealer())");
       return q_->steal_batch_(dest, max, false).count;
@@ -114,6 +117,8 @@ class basic_deque {
   /// Frees the live buffer and every retired one. No operation may be running.
   /// Items still inside are dropped (they are trivially copyable).
   ~basic_deque() {
+    // [X1] relaxed: no operation may run concurrently; the caller's join (or
+    // other hand-over) already ordered every earlier access before us.
     Sync::template destroy<buffer>(buffer_.load(PILFER_SITE("deque.X1", relaxed)));
     while (retired_ != nullptr) {
       buffer* next = retired_->next_retired;
@@ -124,7 +129,8 @@ class basic_deque {
 
   /// Owner only. Wait-free except when the buffer is full (then O(n) copy into
   /// a buffer twice as large; amortised O(1)). Linearizes at the store of
-  /// bottom [P4].
+  /// bottom [P4]. Throws std::bad_alloc only from growth, before anything is
+  /// published: the deque is unchanged and v stays the caller's.
   void push(T v) {
     owner_.check("push");
     // [P0] relaxed: bottom is written only by the owner (this thread).
@@ -148,7 +154,7 @@ class basic_deque {
   /// Linearizes at the fence [T1] (several items) or the CAS [T2] (last item).
   std::optional<T> pop() {
     owner_.check("pop");
-    // owner-only fields: bottom and buffer are written only by this thread.
+    // [T5]/[T6] relaxed: owner-only fields: bottom and buffer are written only by this thread.
     const std::int64_t b = bottom_.load(PILFER_SITE("deque.T5", relaxed)) - 1;
     buffer* a = buffer_.load(PILFER_SITE("deque.T6", relaxed));
     // [T0] relaxed: made visible before the read of top by the fence [T1].
@@ -164,7 +170,7 @@ class basic_deque {
       bottom_.store(b + 1, PILFER_SITE("deque.T4", relaxed));
       return std::nullopt;
     }
-    // owner reads its own slot; relaxed: written by this thread.
+    // [T7] relaxed: the owner reads a slot it wrote itself (or copied in [R0]).
     const T x = a->get(b, PILFER_SITE("deque.T7", relaxed));
     if (t == b) {
       // Last item: race the thieves for it with a CAS on top.
@@ -186,11 +192,14 @@ class basic_deque {
   /// Owner view (also safe, as a racy snapshot, from other threads).
   bool empty() const noexcept { return size() == 0; }
   std::size_t size() const noexcept {
+    // [Q1]/[Q2] relaxed: a snapshot for heuristics (has_work, stats); the two
+    // loads are not atomic together, and no data is read on their strength.
     const std::int64_t b = bottom_.load(PILFER_SITE("deque.Q1", relaxed));
     const std::int64_t t = top_.load(PILFER_SITE("deque.Q2", relaxed));
     return b > t ? static_cast<std::size_t>(b - t) : 0;
   }
-  /// Owner only: slots in the current buffer.
+  /// Owner only: slots in the current buffer. [Q3] relaxed: only the owner
+  /// writes buffer_, so the owner reads its own latest store.
   std::size_t capacity() const noexcept { return buffer_.load(PILFER_SITE("deque.Q3", relaxed))->cap; }
   /// Owner only: buffers retired by growth and not yet freed (tests of DQ-4).
   std::size_t retired_buffers() const noexcept { return retired_count_; }
@@ -269,6 +278,7 @@ class basic_deque {
   }
 
   /// Owner only: publish items written at [b, new_b) by reserve_ + put.
+  /// [P2] release fence then [P4] relaxed store, exactly as in push().
   void publish_(std::int64_t new_b) {
     Sync::fence(PILFER_SITE("deque.P2", release));
     bottom_.store(new_b, PILFER_SITE("deque.P4", relaxed));

@@ -49,6 +49,8 @@ class basic_injector {
 
   basic_injector() {
     block* b = new_block_();
+    // [X1] relaxed: the object is published to other threads after construction
+    // (thread start or a release store of the caller), which orders these.
     head_.blk.store(b, PILFER_SITE("injector.X1", relaxed));
     tail_.blk.store(b, PILFER_SITE("injector.X1", relaxed));
   }
@@ -57,6 +59,7 @@ class basic_injector {
 
   /// Frees every remaining block. No operation may be running.
   ~basic_injector() {
+    // [X1] relaxed: no operation may run concurrently (see above).
     block* b = head_.blk.load(PILFER_SITE("injector.X1", relaxed));
     while (b != nullptr) {
       block* next = b->next.load(PILFER_SITE("injector.X1", relaxed));
@@ -66,6 +69,9 @@ class basic_injector {
   }
 
   /// Any thread. Append at the tail. Linearizes at the CAS on tail [P3].
+  /// Progress: lock-free except window (2) above. O(1); every BlockSize-th
+  /// push allocates a block, before claiming: a std::bad_alloc leaves the
+  /// queue unchanged (v is not enqueued).
   void push(T v) {
     detail::backoff<Sync> bo;
     // [P1]/[P2] acquire: pair with [P4]/[P5] of the thread that installed the
@@ -116,7 +122,8 @@ class basic_injector {
 
   /// Any thread. Take the oldest item. Returns empty when head == tail at [S4],
   /// retry when another consumer won the CAS [S5] or is moving head to the next
-  /// block. Linearizes at [S5] (success) or [S4] (empty).
+  /// block. Linearizes at [S5] (success) or [S4] (empty). Lock-free except
+  /// window (1); O(1); never throws, never allocates.
   steal_result<T> steal() {
     auto c = claim_(1, false);
     if (!c.status_is_success) return c.retry ? steal_result<T>::retry() : steal_result<T>::empty();
@@ -130,7 +137,10 @@ class basic_injector {
   /// Any thread; `dest` owned by the caller. Move up to
   /// min(ceil(n/2), max, slots left in the head block) of the oldest items into
   /// dest (n = size seen), oldest first, so dest's owner pops the newest of
-  /// them first. max == 0 counts as 1.
+  /// them first. max == 0 counts as 1. Linearizes at [S5] (all k items leave
+  /// at once) or [S4] (empty); progress as steal(); O(k). Throws std::bad_alloc
+  /// when dest must grow and cannot; that happens before [S5], so the injector
+  /// and dest are unchanged.
   steal_result<std::size_t> steal_batch(basic_deque<T, Sync>& dest, std::size_t max = 32) {
     dest.owner_.check("injector::steal_batch (dest)");
     auto c = claim_(max == 0 ? 1 : max, true, &dest, 0);
@@ -140,6 +150,7 @@ class basic_injector {
   }
 
   /// Like steal_batch, but the oldest item is returned and the rest go to dest.
+  /// Same linearization, progress and exception guarantee as steal_batch.
   steal_result<T> steal_batch_and_pop(basic_deque<T, Sync>& dest, std::size_t max = 32) {
     dest.owner_.check("injector::steal_batch_and_pop (dest)");
     auto c = claim_(max == 0 ? 1 : max, true, &dest, 1);
@@ -151,7 +162,9 @@ class basic_injector {
     return steal_result<T>::success(first);
   }
 
-  /// Racy snapshots (exact when no operation runs concurrently).
+  /// Racy snapshots (exact when no operation runs concurrently). [Z1]
+  /// seq_cst: the pool's has_work() re-check after the [sleep.W2] fence must
+  /// not miss a push whose [P3] precedes the fence in S (sleep.md).
   bool empty() const noexcept {
     const std::size_t h = head_.index.load(PILFER_SITE("injector.Z1", seq_cst));
     const std::size_t t = tail_.index.load(PILFER_SITE("injector.Z1", seq_cst));
@@ -210,6 +223,8 @@ class basic_injector {
     return tp > hp ? tp - hp : 0;
   }
 
+  // [L1] relaxed: a statistic (INJ-4 tests read it when quiescent); nothing
+  // is published through it.
   block* new_block_() {
     block* b = Sync::template make<block>();
     live_.fetch_add(1, PILFER_SITE("injector.L1", relaxed));

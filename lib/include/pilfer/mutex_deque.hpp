@@ -60,9 +60,10 @@ class basic_mutex_deque {
     /// Any thread. Take the oldest item; retry when the lock is busy. Never blocks.
     steal_result<T> steal() const { return q_->steal_(); }
     /// Any thread; dest owned by the caller. Moves min(ceil(n/2), max) oldest
-    /// items (max == 0 counts as 1) into dest, oldest first. The victim's lock
-    /// is released before dest's is taken (no lock-order cycle between two
-    /// owners stealing from each other).
+    /// items (max == 0 counts as 1) into dest, oldest first. Both locks are
+    /// only tried (retry when either is busy), so two owners stealing from
+    /// each other cannot deadlock. Never blocks; O(k). Throws std::bad_alloc
+    /// with both deques unchanged.
     steal_result<std::size_t> steal_batch(basic_mutex_deque& dest, std::size_t max = 32) const {
       return q_->steal_batch_(dest, max, nullptr);
     }
@@ -135,34 +136,33 @@ class basic_mutex_deque {
     return steal_result<T>::success(v);
   }
 
+  // Both locks are only TRIED (never waited for), so two owners stealing from
+  // each other cannot deadlock; a busy lock is a retry. Items move into dest
+  // (std::deque::insert at the end: strong guarantee) BEFORE they leave the
+  // victim (erase at the front of trivially copyable T: no-throw), so a
+  // std::bad_alloc leaves both deques unchanged and loses nothing.
   steal_result<std::size_t> steal_batch_(basic_mutex_deque& dest, std::size_t max, T* first) {
     assert(&dest != this && "pilfer: steal_batch into the victim itself");
     dest.owner_.check("steal_batch (dest)");
     if (max == 0) max = 1;
-    std::vector<T> got;
-    {
-      lock_type g(m_, typename lock_type::try_tag{});
-      if (!g.owns_lock()) return steal_result<std::size_t>::retry();
-      auto& q = q_.write();
-      if (q.empty()) return steal_result<std::size_t>::empty();
-      std::size_t k = (q.size() + 1) / 2;
-      if (k > max) k = max;
-      got.assign(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(k));
-      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(k));
-      publish_size_();
-    }
-    std::size_t skip = 0;
-    if (first != nullptr) {
-      *first = got.front();
-      skip = 1;
-    }
-    if (got.size() > skip) {
-      lock_type g(dest.m_);
+    lock_type g(m_, typename lock_type::try_tag{});
+    if (!g.owns_lock()) return steal_result<std::size_t>::retry();
+    auto& q = q_.write();
+    if (q.empty()) return steal_result<std::size_t>::empty();
+    std::size_t k = (q.size() + 1) / 2;
+    if (k > max) k = max;
+    const std::size_t skip = first != nullptr ? 1 : 0;
+    if (k > skip) {
+      lock_type gd(dest.m_, typename lock_type::try_tag{});
+      if (!gd.owns_lock()) return steal_result<std::size_t>::retry();
       auto& dq = dest.q_.write();
-      dq.insert(dq.end(), got.begin() + static_cast<std::ptrdiff_t>(skip), got.end());
+      dq.insert(dq.end(), q.begin() + static_cast<std::ptrdiff_t>(skip), q.begin() + static_cast<std::ptrdiff_t>(k));
       dest.publish_size_();
     }
-    return steal_result<std::size_t>::success(got.size() - skip + (first != nullptr ? 1 : 0));
+    if (first != nullptr) *first = q.front();
+    q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(k));
+    publish_size_();
+    return steal_result<std::size_t>::success(k);
   }
 
   mutable typename Sync::mutex m_;

@@ -284,6 +284,7 @@ class basic_pool {
       s.workers.push_back(w->snapshot());
       s.total += s.workers.back();
     }
+    // [pool.C2] relaxed: statistics counters; nothing is published through them.
     s.injector_pushes = injector_pushes_.load(PILFER_SITE("pool.C2", relaxed));
     s.priority_pushes = priority_pushes_.load(PILFER_SITE("pool.C2", relaxed));
     s.submitted = s.total.local_pushes + s.injector_pushes + s.priority_pushes;
@@ -443,6 +444,8 @@ class basic_pool {
 
   void execute(worker& w, task_base* t) noexcept {
     const bool counted = t->counted;
+    // [pool.S3] relaxed: cancel is best effort for tasks already taken; the
+    // flag guards no data (a stale false just runs the task, which is allowed).
     if (cancelling_.load(PILFER_SITE("pool.S3", relaxed))) {
       t->fn(t, task_op::cancel, &sink_);
       w.bump(counter::tasks_cancelled);
@@ -742,6 +745,8 @@ class basic_task_group {
  private:
   friend class basic_pool<Sync>;
 
+  // [pool.G2] acquire: pairs with the completers' acq_rel decrement: the tasks'
+  // effects are visible once the count reads 0.
   bool done() const noexcept { return count_.load(PILFER_SITE("pool.G2", acquire)) == 0; }
 
   void wait_all() {
@@ -753,6 +758,7 @@ class basic_task_group {
         {
           std::lock_guard<typename Sync::mutex> lk(mu_);
           if (done()) break;
+          // [pool.G3] relaxed: read under mu_, which also guards every write of gen_.
           g = gen_.load(PILFER_SITE("pool.G3", relaxed));
           blocked_.write() += 1;
         }

@@ -1,0 +1,121 @@
+// The pool's sensitivity table: for every sleep.* / pool.* order-site tag that the pool
+// scenarios (pool_scenarios.cpp) execute, weaken that one site by one step (seq_cst ->
+// acq_rel, i.e. acquire for loads / release for stores; acquire, release, acq_rel -> relaxed)
+// and re-run the scenarios that reach it until one fails. The deque.* / injector.* tags the
+// pool also executes are left to pilfer_model_sensitivity (their own scenarios).
+//
+// Bounds: each scenario runs with its registered options, except that exhaustive ones use a
+// preemption bound of at most 1 and random ones at most `iterations` executions (argv[2],
+// default 300, seed fixed by the registry) -- so "holds" means "not found within these
+// bounds". Writes a TSV (argv[1], default model_pool_sensitivity.tsv) and prints the table.
+// Fails if a scenario fails unweakened or if a weakening in `must_break` is not detected.
+// @verifies MC-2
+#include "scenarios.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+using namespace pilfer::model;
+
+namespace {
+const char* name_of(std::memory_order o) {
+  switch (o) {
+    case std::memory_order_relaxed: return "relaxed";
+    case std::memory_order_consume: return "consume";
+    case std::memory_order_acquire: return "acquire";
+    case std::memory_order_release: return "release";
+    case std::memory_order_acq_rel: return "acq_rel";
+    case std::memory_order_seq_cst: return "seq_cst";
+  }
+  return "?";
+}
+bool pool_tag(const std::string& t) { return t.rfind("sleep.", 0) == 0 || t.rfind("pool.", 0) == 0; }
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string out = argc > 1 ? argv[1] : "model_pool_sensitivity.tsv";
+  const std::size_t iterations = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 300;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<scenarios::entry> scns;
+  for (auto& e : scenarios::all_scenarios()) {
+    if (e.name.rfind("pool.", 0) != 0) continue;
+    if (e.opts.how == mode::exhaustive && (!e.opts.preemption_bound || *e.opts.preemption_bound > 1)) e.opts.preemption_bound = 1;
+    if (e.opts.how == mode::random && e.opts.iterations > iterations) e.opts.iterations = iterations;
+    scns.push_back(e);
+  }
+
+  std::map<std::string, std::memory_order> strongest;
+  std::vector<std::set<std::string>> reaches(scns.size());
+  bool ok = true;
+  for (std::size_t i = 0; i < scns.size(); ++i) {
+    const result r = check(scns[i].make, scns[i].opts);
+    std::printf("baseline %-32s %s%s\n", scns[i].name.c_str(), r.summary().c_str(),
+                scns[i].opts.how == mode::random ? " (random)" : " (exhaustive)");
+    std::fflush(stdout);
+    if (!r.ok) {
+      std::printf("  %s: %s\n%s", r.kind.c_str(), r.message.c_str(), r.trace.c_str());
+      ok = false;
+    }
+    reaches[i] = r.tags;
+    for (const auto& [tag, o] : r.tag_orders) {
+      if (!pool_tag(tag)) continue;
+      auto [it, fresh] = strongest.emplace(tag, o);
+      if (!fresh && o == std::memory_order_seq_cst) it->second = o;
+    }
+  }
+
+  // sleep.md: W2 and N1 are the Dekker pair of the event count (a lost wake-up without either).
+  const std::set<std::string> must_break = {"sleep.W2", "sleep.N1"};
+  std::ofstream tsv(out);
+  tsv << "tag\tdeclared\tweakened\tverdict\tscenario\tkind\tseconds\n";
+  std::printf("\n%-12s %-8s %-8s %-7s %-32s %s\n", "tag", "declared", "weakened", "verdict", "first failing scenario", "kind");
+  std::set<std::string> broken;
+  for (const auto& [tag, declared] : strongest) {
+    if (declared == std::memory_order_relaxed) {
+      tsv << tag << "\trelaxed\t-\tn/a\t-\t-\t0\n";
+      continue;
+    }
+    const std::memory_order step =
+        declared == std::memory_order_seq_cst ? std::memory_order_acq_rel : std::memory_order_relaxed;
+    const auto s0 = std::chrono::steady_clock::now();
+    std::string who = "-", kind = "-";
+    for (std::size_t i = 0; i < scns.size(); ++i) {
+      if (!reaches[i].count(tag)) continue;
+      options o = scns[i].opts;
+      o.weaken[tag] = step;
+      const result r = check(scns[i].make, o);
+      if (!r.ok) {
+        who = scns[i].name;
+        kind = r.kind;
+        broken.insert(tag);
+        break;
+      }
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    const bool br = broken.count(tag) != 0;
+    std::printf("%-12s %-8s %-8s %-7s %-32s %s%s  (%.1fs)\n", tag.c_str(), name_of(declared), name_of(step),
+                br ? "BREAKS" : "holds", who.c_str(), kind.c_str(),
+                (!br && must_break.count(tag)) ? "   <-- MUST BREAK: not detected" : "", secs);
+    std::fflush(stdout);
+    tsv << tag << '\t' << name_of(declared) << '\t' << name_of(step) << '\t' << (br ? "breaks" : "holds") << '\t' << who
+        << '\t' << kind << '\t' << secs << '\n';
+  }
+  for (const auto& m : must_break) {
+    if (!broken.count(m)) {
+      std::printf("MISSING: weakening %s must break a pool scenario but no failure was found%s\n", m.c_str(),
+                  strongest.count(m) ? "" : " (tag never executed)");
+      ok = false;
+    }
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::size_t weakened = 0;
+  for (const auto& [tag, o] : strongest) weakened += o != std::memory_order_relaxed;
+  std::printf("\n%zu pool/sleep tags seen, %zu weakened one step, %zu of them break a scenario; table written to %s; %.1fs\n",
+              strongest.size(), weakened, broken.size(), out.c_str(), total);
+  return ok ? 0 : 1;
+}
