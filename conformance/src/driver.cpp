@@ -87,12 +87,15 @@ result run_one(const implementation& im, const requirement_test& t, const run_co
 /// exposed by most runs but not all, and a conformance suite must not let one lucky schedule pass a broken
 /// implementation. The attempt count that killed it is reported; correct implementations are run once per
 /// report (their confidence comes from the iterations inside each test and from --thorough).
+/// The budget is "at least kMutantAttempts runs, and keep going until kMutantBudgetSeconds have been spent":
+/// on a loaded machine a race window needs real parallelism and may take more runs to open.
 constexpr int kMutantAttempts = 12;
+constexpr double kMutantBudgetSeconds = 120.0;
 result run_mutant(const implementation& im, const requirement_test& t, run_config cfg, int* attempts) {
   result r = run_one(im, t, cfg);
   int n = 1;
   double total = r.seconds;
-  while (!r.v.failed() && n < kMutantAttempts) {
+  while (!r.v.failed() && (n < kMutantAttempts || total < kMutantBudgetSeconds)) {
     cfg.seed += 1;
     r = run_one(im, t, cfg);
     total += r.seconds;
