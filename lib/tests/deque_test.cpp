@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,41 +25,14 @@
 
 namespace {
 
+using pilfer_test::test_seed;
+using pilfer_test::hook_sync;
+
 using sync = pilfer::std_sync;
 using pilfer::steal_result;
 using pilfer::steal_status;
 using value = std::uint64_t;
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = std::random_device{}();
-    if (const char* e = std::getenv("PILFER_SEED")) s = std::strtoull(e, nullptr, 10);
-    std::printf("seed=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
-
-// A policy identical to std_sync except that a one-shot hook runs right after
-// the fence with a given tag. Lets a single thread play a precise interleaving
-// (e.g. "a second thief runs entirely between [S2] and [S5] of the first").
-struct hook_sync : sync {
-  static inline const char* hook_tag = nullptr;
-  static inline std::function<void()> hook;
-  static void fence(pilfer::order_site s) noexcept {
-    sync::fence(s);
-    if (hook_tag != nullptr && std::strcmp(hook_tag, s.tag) == 0) {
-      hook_tag = nullptr;
-      auto h = std::move(hook);
-      hook = nullptr;
-      h();
-    }
-  }
-  static void arm(const char* tag, std::function<void()> h) {
-    hook = std::move(h);
-    hook_tag = tag;
-  }
-};
 
 // ---------------------------------------------------------------- sequential
 

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,37 +23,12 @@
 
 namespace {
 
+using pilfer_test::test_seed;
+using pilfer_test::hook_sync;
+
 using sync = pilfer::std_sync;
 using value = std::uint64_t;
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = std::random_device{}();
-    if (const char* e = std::getenv("PILFER_SEED")) s = std::strtoull(e, nullptr, 10);
-    std::printf("seed=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
-
-// std_sync plus a one-shot hook run right after the fence with a given tag.
-struct hook_sync : sync {
-  static inline const char* hook_tag = nullptr;
-  static inline std::function<void()> hook;
-  static void fence(pilfer::order_site s) noexcept {
-    sync::fence(s);
-    if (hook_tag != nullptr && std::strcmp(hook_tag, s.tag) == 0) {
-      hook_tag = nullptr;
-      auto h = std::move(hook);
-      hook = nullptr;
-      h();
-    }
-  }
-  static void arm(const char* tag, std::function<void()> h) {
-    hook = std::move(h);
-    hook_tag = tag;
-  }
-};
 
 template <std::size_t B>
 void sequential_fifo_roundtrip() {

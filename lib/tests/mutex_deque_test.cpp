@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,18 +20,10 @@
 
 namespace {
 
+using pilfer_test::test_seed;
+
 using sync = pilfer::std_sync;
 using value = std::uint64_t;
-
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = std::random_device{}();
-    if (const char* e = std::getenv("PILFER_SEED")) s = std::strtoull(e, nullptr, 10);
-    std::printf("seed=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
 
 // std_sync with a mutex whose try_lock can be made to fail, standing in for
 // "another thread holds the lock" without a second thread.

@@ -76,6 +76,8 @@ inline std::uint64_t combine_b(std::uint64_t h, std::uint64_t v) noexcept {
   return mix64((h * 0xD6E8FEB86659FD93ull) ^ (v * 0xA0761D6478BD642Full) ^ 0x5851F42D4C957F2Dull);
 }
 
+// Order classification for the engine's own bookkeeping (these are not atomic operations): which orders
+// carry acquire semantics (consume is modelled as acquire, see README) and which carry release semantics.
 bool is_acquire(std::memory_order o) {
   return o == std::memory_order_acquire || o == std::memory_order_consume ||
          o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;

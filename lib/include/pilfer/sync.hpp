@@ -149,6 +149,7 @@ struct std_sync {
         s.order == std::memory_order_seq_cst)
       detail::tsan_fence_released() = true;
 #endif
+    // The order is the caller's: each site's comment names the edge its fence creates ([P2], [T1], [S2], ...).
     std::atomic_thread_fence(s.order);
   }
 
