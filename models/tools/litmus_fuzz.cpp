@@ -448,6 +448,7 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
   }
   auto t0 = std::chrono::steady_clock::now();
   model::options mo;
+  mo.model = model::memory_model::rc11;  // the oracle transcribes herd7's rc11.cat
   mo.stop_on_failure = false;
   c.er = model::check([&] { return std::make_unique<fuzz_scenario>(p, c.engine); }, mo);
   auto t1 = std::chrono::steady_clock::now();
