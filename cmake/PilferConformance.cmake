@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   return pilfer::conformance::main(r, argc, argv);
 }
 ")
-  add_executable(${exe} ${main} ${PILFER_CONFORMANCE_DIR}/src/driver.cpp)
+  add_executable(${exe} ${main} ${PILFER_CONFORMANCE_DIR}/src/driver.cpp ${PILFER_CONFORMANCE_DIR}/src/child_process.cpp)
   target_compile_features(${exe} PRIVATE cxx_std_20)
   target_include_directories(${exe} PRIVATE ${PILFER_CONFORMANCE_DIR}/include ${PC_INCLUDE_DIRECTORIES})
   target_link_libraries(${exe} PRIVATE ${_pilfer} rapidcheck Threads::Threads ${PC_LINK_LIBRARIES})
