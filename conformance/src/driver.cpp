@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "pilfer/testing/seed.hpp"
 #include "pilfer/conformance/suite.hpp"
 
 namespace pilfer::conformance {
@@ -345,13 +346,7 @@ int run_kill_rate(const registry& reg, const options& o) {
   return worst_ok ? 0 : 1;
 }
 
-/// Whole-string unsigned decimal (no sign, no spaces, no overflow), or nothing.
-std::optional<std::uint64_t> parse_u64(const std::string& text) {
-  std::uint64_t v = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
-  return v;
-}
+using pilfer::testing::parse_u64;
 
 [[noreturn]] void bad_option(const std::string& program, const std::string& what) {
   std::fprintf(stderr, "%s: error: %s (see --help)\n", program.c_str(), what.c_str());
