@@ -18,6 +18,8 @@ if(NOT DEFINED PILFER_CONFORMANCE_DIR)
   # In-tree use: the sources next to this file.
   set(PILFER_CONFORMANCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../conformance")
 endif()
+# The driver uses the test-support room's seed parser (testing/ in-tree; installed next to conformance/).
+set(PILFER_TESTING_INCLUDE_DIR "${PILFER_CONFORMANCE_DIR}/../testing/include")
 
 set(PILFER_CONFORMANCE_IDS_deque    DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6)
 set(PILFER_CONFORMANCE_IDS_injector INJ-1 INJ-2)
@@ -58,9 +60,10 @@ int main(int argc, char** argv) {
   return pilfer::conformance::main(r, argc, argv);
 }
 ")
-  add_executable(${exe} ${main} ${PILFER_CONFORMANCE_DIR}/src/driver.cpp)
+  add_executable(${exe} ${main} ${PILFER_CONFORMANCE_DIR}/src/driver.cpp ${PILFER_CONFORMANCE_DIR}/src/child_process.cpp)
   target_compile_features(${exe} PRIVATE cxx_std_20)
-  target_include_directories(${exe} PRIVATE ${PILFER_CONFORMANCE_DIR}/include ${PC_INCLUDE_DIRECTORIES})
+  target_include_directories(${exe} PRIVATE ${PILFER_CONFORMANCE_DIR}/include ${PILFER_TESTING_INCLUDE_DIR}
+                             ${PC_INCLUDE_DIRECTORIES})
   target_link_libraries(${exe} PRIVATE ${_pilfer} rapidcheck Threads::Threads ${PC_LINK_LIBRARIES})
 
   foreach(id IN LISTS PILFER_CONFORMANCE_IDS_${PC_KIND})

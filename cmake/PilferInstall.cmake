@@ -28,6 +28,10 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/conformance/src)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/conformance/src/
           DESTINATION ${CMAKE_INSTALL_DATADIR}/pilfer/conformance/src)
 endif()
+if(EXISTS ${PROJECT_SOURCE_DIR}/testing/include)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/testing/include/
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/pilfer/testing/include)
+endif()
 if(EXISTS ${PROJECT_SOURCE_DIR}/cmake/PilferConformance.cmake)
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/PilferConformance.cmake
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pilfer)

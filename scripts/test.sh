@@ -1,21 +1,58 @@
 #!/usr/bin/env bash
-# The test command: every test of pilfer, in the dev (g++ debug + assertions)
-# and tsan (clang++-14 ThreadSanitizer) builds, plus the outside-consumer
-# example against an installed pilfer. Fails on any failure.
+# The test command: every test of pilfer in four builds, plus the outside consumer. Fails on any failure.
+#   dev       g++ debug + assertions: every test.
+#   tsan      clang++-14 ThreadSanitizer: every test but models/ (the checker runs no real threads).
+#   asan      g++ AddressSanitizer + UndefinedBehaviorSanitizer: unit, conformance (with the crash/hang
+#             isolation fixtures), stress at 1 s per program, examples, and models/ — the checker's fibers are
+#             annotated for ASan (__sanitizer_start/finish_switch_fiber) — except the two sensitivity sweeps
+#             (model.sensitivity, model.pool_sensitivity: every scenario re-run under every order weakening,
+#             ~4x slower under ASan; they run in dev).
+#   fuzz      clang++-14 libFuzzer + ASan + UBSan: a bounded run of each fuzz/ target from its seed corpus.
+#   consumer  conformance/examples/outside_consumer built against an installed pilfer.
+# PILFER_TEST_STAGES="dev asan" runs a subset (default: all, in the order above). Each stage's wall time is
+# printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 export CCACHE_DIR="${CCACHE_DIR:-$PWD/.cache/ccache}"
 JOBS="${PILFER_JOBS:-$(nproc)}"
-for preset in dev tsan; do
+STAGES="${PILFER_TEST_STAGES:-dev tsan asan fuzz consumer}"
+declare -a timing=()
+
+build_and_test() {  # preset [extra configure args...] -- [extra ctest args...]
+  local preset=$1; shift
+  local conf=() tests=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do conf+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  tests=("$@")
   echo "==> [$preset] configure + build" >&2
-  cmake --preset "$preset" >/dev/null
+  cmake --preset "$preset" "${conf[@]}" >/dev/null
   cmake --build --preset "$preset" -j "$JOBS"
   echo "==> [$preset] ctest" >&2
-  ctest --preset "$preset" -j "$JOBS" --timeout 900
+  ctest --preset "$preset" -j "$JOBS" --timeout 900 "${tests[@]}"
+}
+
+run_stage() {
+  local name=$1; shift
+  local t0=$SECONDS
+  "$@"
+  timing+=("$(printf '%-9s %5d s' "$name" $((SECONDS - t0)))")
+}
+
+for stage in $STAGES; do
+  case "$stage" in
+    dev) run_stage dev build_and_test dev ;;
+    tsan) run_stage tsan build_and_test tsan ;;
+    asan) run_stage asan build_and_test asan -DPILFER_STRESS_SECONDS=1 -- -E '^model\.(pool_)?sensitivity$' ;;
+    fuzz) run_stage fuzz build_and_test fuzz ;;
+    consumer)
+      if [ -x scripts/consumer-check.sh ]; then
+        echo "==> outside consumer of an installed pilfer" >&2
+        run_stage consumer scripts/consumer-check.sh
+      fi ;;
+    *) echo "scripts/test.sh: error: unknown stage '$stage' (dev tsan asan fuzz consumer)" >&2; exit 2 ;;
+  esac
 done
-if [ -x scripts/consumer-check.sh ]; then
-  echo "==> outside consumer of an installed pilfer" >&2
-  scripts/consumer-check.sh
-fi
+echo "==> stage times (wall):" >&2
+for line in "${timing[@]}"; do echo "    $line" >&2; done
 echo "==> all tests passed" >&2

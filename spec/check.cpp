@@ -39,28 +39,12 @@
 #include <utility>
 #include <vector>
 
+#include "requirement_list.hpp"
+
 namespace fs = std::filesystem;
+using namespace pilfer::spec;
 
 namespace {
-
-const std::vector<std::string> kRequiredKinds = {"model", "property", "stress", "unit"};
-// Column order of the report: the four kinds that can be required, then examples.
-const std::vector<std::string> kAllKinds = {"model", "property", "stress", "unit", "example"};
-
-struct requirement {
-  std::string id;
-  std::string title;
-  std::set<std::string> kinds;
-  std::string why;
-  int line = 0;
-};
-
-struct pending_entry {
-  std::string id;
-  std::string kind;
-  std::string reason;
-  int line = 0;
-};
 
 struct tag {
   std::string file;  // relative to the root, generic separators
@@ -69,79 +53,8 @@ struct tag {
   std::string test;  // best-effort name of the test at the tag ("" if not recognised)
 };
 
-struct diagnostics {
-  int errors = 0;
-  int warnings = 0;
-  void error(const std::string& where, const std::string& what) {
-    ++errors;
-    std::cerr << where << ": error: " << what << '\n';
-  }
-  void warning(const std::string& where, const std::string& what) {
-    ++warnings;
-    std::cerr << where << ": warning: " << what << '\n';
-  }
-};
-
 // ---------------------------------------------------------------------------------------------
 // Small string helpers
-
-std::string trim(const std::string& s) {
-  std::size_t b = 0;
-  std::size_t e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b])) != 0) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])) != 0) --e;
-  return s.substr(b, e - b);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-bool starts_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
-}
-
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-
-// "DQ-1", "POOL-17": letters, a dash, digits. Case-insensitive here so that a lower-case
-// typo is reported as an unknown ID rather than silently ignored.
-bool looks_like_id(const std::string& t) {
-  const auto dash = t.find('-');
-  if (dash == std::string::npos || dash == 0 || dash + 1 == t.size()) return false;
-  for (std::size_t i = 0; i < dash; ++i)
-    if (std::isalpha(static_cast<unsigned char>(t[i])) == 0) return false;
-  for (std::size_t i = dash + 1; i < t.size(); ++i)
-    if (std::isdigit(static_cast<unsigned char>(t[i])) == 0) return false;
-  return true;
-}
-
-bool read_lines(const fs::path& p, std::vector<std::string>& lines) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-  }
-  return true;
-}
 
 bool read_file(const fs::path& p, std::string& text) {
   std::ifstream in(p, std::ios::binary);
@@ -197,100 +110,35 @@ void walk(const fs::path& dir, const fs::path& root, const std::set<std::string>
 // ---------------------------------------------------------------------------------------------
 // The requirement list and the pending list
 
-bool valid_kind(const std::string& k) {
-  return std::find(kRequiredKinds.begin(), kRequiredKinds.end(), k) != kRequiredKinds.end();
-}
-
-// Rows: id <TAB> title <TAB> kinds (comma separated) <TAB> why. '#' starts a comment line;
-// a first row starting with "id" is the header.
+// File wrappers around the reader (requirement_list.hpp).
 std::vector<requirement> load_requirements(const fs::path& file, diagnostics& d) {
-  std::vector<requirement> out;
   std::vector<std::string> lines;
   if (!read_lines(file, lines)) {
     d.error(file.string(), "cannot read the requirement list");
-    return out;
+    return {};
   }
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string where = file.string() + ":" + std::to_string(i + 1);
-    const std::string t = trim(lines[i]);
-    if (t.empty() || t[0] == '#') continue;
-    auto cols = split(lines[i], '\t');
-    if (trim(cols[0]) == "id") continue;  // header
-    if (cols.size() < 3) {
-      d.error(where, "expected id<TAB>title<TAB>kinds[<TAB>why], got " + std::to_string(cols.size()) +
-                         " column(s)");
-      continue;
-    }
-    requirement r;
-    r.id = trim(cols[0]);
-    r.title = trim(cols[1]);
-    r.why = cols.size() > 3 ? trim(cols[3]) : "";
-    r.line = static_cast<int>(i + 1);
-    if (!looks_like_id(r.id) || r.id != [&] {
-          std::string u = r.id;
-          for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-          return u;
-        }()) {
-      d.error(where, "malformed requirement ID '" + r.id + "' (expected e.g. DQ-1)");
-      continue;
-    }
-    if (!seen.insert(r.id).second) d.error(where, "duplicate requirement ID " + r.id);
-    if (r.title.empty()) d.error(where, r.id + " has no title");
-    for (const auto& k : split(cols[2], ',')) {
-      const auto kk = trim(k);
-      if (kk.empty()) continue;
-      if (!valid_kind(kk))
-        d.error(where, r.id + ": unknown evidence kind '" + kk + "' (use model, property, stress, unit)");
-      else
-        r.kinds.insert(kk);
-    }
-    if (r.kinds.empty()) d.error(where, r.id + " requires no evidence kind");
-    if (r.kinds.size() < kRequiredKinds.size() && r.why.empty())
-      d.error(where, r.id + " does not require every kind of evidence: say why in the 'why' column");
-    out.push_back(r);
-  }
-  if (out.empty()) d.error(file.string(), "the requirement list is empty");
-  return out;
+  return parse_requirements(lines, file.string(), d);
 }
 
-// Rows: id <TAB> kind <TAB> reason.
 std::vector<pending_entry> load_pending(const fs::path& file, const std::map<std::string, requirement>& reqs,
                                         diagnostics& d) {
-  std::vector<pending_entry> out;
   std::error_code ec;
-  if (!fs::exists(file, ec)) return out;  // no pending list = nothing is pending
+  if (!fs::exists(file, ec)) return {};  // no pending list = nothing is pending
   std::vector<std::string> lines;
   if (!read_lines(file, lines)) {
     d.error(file.string(), "cannot read the pending list");
-    return out;
+    return {};
   }
-  std::set<std::pair<std::string, std::string>> seen;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string where = file.string() + ":" + std::to_string(i + 1);
-    const std::string t = trim(lines[i]);
-    if (t.empty() || t[0] == '#') continue;
-    auto cols = split(lines[i], '\t');
-    if (trim(cols[0]) == "id") continue;
-    if (cols.size() < 3 || trim(cols[2]).empty()) {
-      d.error(where, "expected id<TAB>kind<TAB>reason (a pending entry needs a reason)");
-      continue;
-    }
-    pending_entry p{trim(cols[0]), trim(cols[1]), trim(cols[2]), static_cast<int>(i + 1)};
-    auto it = reqs.find(p.id);
-    if (it == reqs.end()) {
-      d.error(where, "pending entry names unknown requirement " + p.id);
-      continue;
-    }
-    if (it->second.kinds.count(p.kind) == 0) {
-      d.error(where, "pending entry " + p.id + " " + p.kind + ": that kind is not required for " + p.id +
-                         " (remove it from pending.tsv)");
-      continue;
-    }
-    if (!seen.insert({p.id, p.kind}).second) d.error(where, "duplicate pending entry " + p.id + " " + p.kind);
-    out.push_back(p);
+  return parse_pending(lines, file.string(), reqs, d);
+}
+
+void check_spec_md(const fs::path& spec_md, const std::map<std::string, requirement>& reqs, diagnostics& d) {
+  std::vector<std::string> lines;
+  if (!read_lines(spec_md, lines)) {
+    d.error(spec_md.string(), "cannot read");
+    return;
   }
-  return out;
+  check_spec_md(lines, spec_md.string(), reqs, d);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -302,6 +150,7 @@ std::string kind_of(const std::string& rel) {
   if (starts_with(rel, "stress/")) return "stress";
   if (starts_with(rel, "lib/tests/")) return "unit";
   if (starts_with(rel, "examples/")) return "example";
+  if (starts_with(rel, "fuzz/")) return "fuzz";
   return "";
 }
 
@@ -427,7 +276,7 @@ struct scan_result {
 
 scan_result scan_tags(const fs::path& root, const std::map<std::string, requirement>& reqs, diagnostics& d) {
   scan_result res;
-  static const std::vector<std::string> trees = {"lib/tests", "models", "conformance", "stress", "examples"};
+  static const std::vector<std::string> trees = {"lib/tests", "models", "conformance", "stress", "examples", "fuzz"};
   const std::string marker = "@verifies";
   for (const auto& t : trees) {
     walk(root / t, root, {}, [&](const fs::path& p) {
@@ -478,80 +327,6 @@ scan_result scan_tags(const fs::path& root, const std::map<std::string, requirem
     });
   }
   return res;
-}
-
-// ---------------------------------------------------------------------------------------------
-// SPEC.md <-> requirements.tsv: every ID has a heading (### ID — title), every heading ID is listed, and
-// each section has an "**Evidence:**" line whose backticked kinds equal the tsv evidence column.
-
-void check_spec_md(const fs::path& spec_md, const std::map<std::string, requirement>& reqs, diagnostics& d) {
-  std::vector<std::string> lines;
-  if (!read_lines(spec_md, lines)) {
-    d.error(spec_md.string(), "cannot read");
-    return;
-  }
-  std::set<std::string> headed;
-  std::string section;  // the requirement whose section we are in ("" outside)
-  int section_line = 0;
-  bool section_has_evidence = false;
-  auto close_section = [&] {
-    if (!section.empty() && !section_has_evidence)
-      d.error(spec_md.string() + ":" + std::to_string(section_line),
-              section + " has no '**Evidence:**' line naming its evidence kinds");
-    section.clear();
-  };
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    // "**Evidence:** `model` `unit` ..." — the backticked kinds must match requirements.tsv.
-    if (!section.empty() && !section_has_evidence && starts_with(l, "**Evidence:**")) {
-      section_has_evidence = true;
-      std::set<std::string> kinds;
-      for (std::size_t b = l.find('`'); b != std::string::npos;) {
-        const std::size_t e = l.find('`', b + 1);
-        if (e == std::string::npos) break;
-        const std::string k = l.substr(b + 1, e - b - 1);
-        if (valid_kind(k)) kinds.insert(k);
-        b = l.find('`', e + 1);
-      }
-      const auto& want = reqs.at(section).kinds;
-      if (kinds != want) {
-        auto join = [](const std::set<std::string>& s) {
-          std::string o;
-          for (const auto& k : s) o += (o.empty() ? "" : ",") + k;
-          return o.empty() ? std::string("none") : o;
-        };
-        d.error(spec_md.string() + ":" + std::to_string(i + 1),
-                section + ": SPEC.md requires evidence " + join(kinds) + " but requirements.tsv says " +
-                    join(want));
-      }
-      continue;
-    }
-    if (!starts_with(l, "#")) continue;
-    std::size_t j = 0;
-    while (j < l.size() && l[j] == '#') ++j;
-    std::istringstream ss(l.substr(j));
-    std::string first;
-    ss >> first;
-    while (!first.empty() && std::string(":.").find(first.back()) != std::string::npos) first.pop_back();
-    if (j >= 4) continue;  // "#### Scenario" and deeper stay inside the requirement's section
-    close_section();
-    if (!looks_like_id(first)) continue;
-    const std::string where = spec_md.string() + ":" + std::to_string(i + 1);
-    if (reqs.count(first) == 0) {
-      d.error(where, "SPEC.md has requirement " + first + " that spec/requirements.tsv does not list");
-    } else if (!headed.insert(first).second) {
-      d.error(where, "SPEC.md defines " + first + " twice");
-    } else {
-      section = first;
-      section_line = static_cast<int>(i + 1);
-      section_has_evidence = false;
-    }
-  }
-  close_section();
-  for (const auto& [id, r] : reqs)
-    if (headed.count(id) == 0)
-      d.error(spec_md.string(), "requirement " + id + " (requirements.tsv line " + std::to_string(r.line) +
-                                    ") has no heading in SPEC.md");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -611,10 +386,15 @@ std::string md_escape(const std::string& s) {
   return o;
 }
 
-int usage() {
-  std::cerr << "usage: pilfer_spec_check --root DIR [--requirements FILE] [--pending FILE]\n"
-               "                         [--markdown FILE] [--spec-md FILE] [--update-pending]\n"
-               "       pilfer_spec_check --policy-seam --root DIR\n";
+void usage(std::ostream& out) {
+  out << "usage: pilfer_spec_check --root DIR [--requirements FILE] [--pending FILE]\n"
+         "                         [--markdown FILE] [--spec-md FILE] [--update-pending]\n"
+         "       pilfer_spec_check --policy-seam --root DIR\n";
+}
+
+/// Bad command line: one line on stderr, exit status 2 (REL-2).
+int bad_usage(const std::string& what) {
+  std::cerr << "pilfer_spec_check: error: " << what << " (--help shows the usage)\n";
   return 2;
 }
 
@@ -894,7 +674,8 @@ int run_traceability(const fs::path& root, fs::path req_file, fs::path pending_f
       md << "# pilfer traceability: requirement x evidence kind\n\n"
          << "Generated by `pilfer_spec_check` from `spec/requirements.tsv`, `spec/pending.tsv` and the\n"
          << "`@verifies` tags in the source tree. Kinds come from the path: `models/` = model,\n"
-         << "`conformance/` = property, `stress/` = stress, `lib/tests/` = unit, `examples/` = example.\n\n"
+         << "`conformance/` = property, `stress/` = stress, `lib/tests/` = unit, `examples/` = example,\n"
+         << "`fuzz/` = fuzz (libFuzzer targets).\n\n"
          << "Cells: **N** = N tagged tests (kind required); (N) = tagged, kind not required; *pending* = "
          << "required, not yet, on pending.tsv; **MISSING** = required, none, not pending; · = not required.\n\n"
          << "| ID | title |";
@@ -1001,7 +782,7 @@ int run_traceability(const fs::path& root, fs::path req_file, fs::path pending_f
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   fs::path root;
   fs::path req_file;
   fs::path pending_file;
@@ -1012,33 +793,32 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](fs::path& out) {
-      if (i + 1 >= argc) return false;
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') return false;
       out = argv[++i];
       return true;
     };
     if (a == "--root") {
-      if (!value(root)) return usage();
+      if (!value(root)) return bad_usage("--root needs a value");
     } else if (a == "--requirements") {
-      if (!value(req_file)) return usage();
+      if (!value(req_file)) return bad_usage("--requirements needs a value");
     } else if (a == "--pending") {
-      if (!value(pending_file)) return usage();
+      if (!value(pending_file)) return bad_usage("--pending needs a value");
     } else if (a == "--markdown") {
-      if (!value(markdown)) return usage();
+      if (!value(markdown)) return bad_usage("--markdown needs a value");
     } else if (a == "--spec-md") {
-      if (!value(spec_md)) return usage();
+      if (!value(spec_md)) return bad_usage("--spec-md needs a value");
     } else if (a == "--policy-seam") {
       policy = true;
     } else if (a == "--update-pending") {
       update_pending = true;
     } else if (a == "--help" || a == "-h") {
-      usage();
+      usage(std::cout);
       return 0;
     } else {
-      std::cerr << "unknown argument: " << a << '\n';
-      return usage();
+      return bad_usage("unknown argument '" + a + "'");
     }
   }
-  if (root.empty()) return usage();
+  if (root.empty()) return bad_usage("--root DIR is required");
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     std::cerr << root.string() << ": error: not a directory\n";
@@ -1047,4 +827,17 @@ int main(int argc, char** argv) {
   root = fs::weakly_canonical(root, ec);
   return policy ? run_policy(root)
                 : run_traceability(root, req_file, pending_file, markdown, spec_md, update_pending);
+}
+
+int main(int argc, char** argv) {
+  // Every input problem is reported by the code above as a diagnostic; this is the net under it: whatever
+  // escapes (a filesystem error, exhausted memory) is still one line and status 2, never an abort (REL-2).
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "pilfer_spec_check: error: " << e.what() << '\n';
+  } catch (...) {
+    std::cerr << "pilfer_spec_check: error: unexpected exception\n";
+  }
+  return 2;
 }

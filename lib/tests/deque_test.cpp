@@ -6,11 +6,12 @@
 // Randomised tests print `seed=N` and take PILFER_SEED=N from the environment.
 #include <pilfer/deque.hpp>
 #include <pilfer/sync.hpp>
+#include <pilfer/testing/seed.hpp>
+#include <pilfer/testing/hook_sync.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include "test_support.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -25,8 +26,8 @@
 
 namespace {
 
-using pilfer_test::test_seed;
-using pilfer_test::hook_sync;
+using pilfer::testing::test_seed;
+using pilfer::testing::hook_sync;
 
 using sync = pilfer::std_sync;
 using pilfer::steal_result;

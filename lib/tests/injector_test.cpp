@@ -7,10 +7,11 @@
 #include <pilfer/deque.hpp>
 #include <pilfer/injector.hpp>
 #include <pilfer/sync.hpp>
+#include <pilfer/testing/seed.hpp>
+#include <pilfer/testing/hook_sync.hpp>
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,8 +24,8 @@
 
 namespace {
 
-using pilfer_test::test_seed;
-using pilfer_test::hook_sync;
+using pilfer::testing::test_seed;
+using pilfer::testing::hook_sync;
 
 using sync = pilfer::std_sync;
 using value = std::uint64_t;

@@ -5,11 +5,11 @@
 // Randomised tests print `seed=N` and take PILFER_SEED=N from the environment.
 #include <pilfer/mutex_deque.hpp>
 #include <pilfer/sync.hpp>
+#include <pilfer/testing/seed.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include "test_support.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +20,7 @@
 
 namespace {
 
-using pilfer_test::test_seed;
+using pilfer::testing::test_seed;
 
 using sync = pilfer::std_sync;
 using value = std::uint64_t;

@@ -6,7 +6,9 @@
 //   return pilfer::conformance::main(r, argc, argv);
 //
 // Command line: [--req ID] [--impl NAME] [--seed N] [--thorough] [--out DIR] [--report]
-// [--kill-rate N]. With --req/--impl the exit code is 0 pass, 1 fail, 77 n/a (ctest skip).
+// [--kill-rate N] [--time-limit SECONDS] [--in-process]. With --req/--impl the exit code is 0 pass, 1 fail,
+// 77 n/a (ctest skip); bad options exit 2 with one line on stderr. Each requirement run happens in a child
+// process (default limit 300 s): a crash or a timeout is a FAIL verdict, and the report always completes.
 #pragma once
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Review (h11): allocation failure in the middle of a batch steal, and
+// Deque and injector under allocation failure in the middle of a batch steal or a push, and
 // out-of-range capacities. "Bad input gets a clear error and loses nothing."
 //
 // failing_sync is std_sync whose make_array (the deque's slot array) can be
@@ -66,7 +66,7 @@ void expect_each_once(const std::map<value, int>& seen, value n) {
 // and only then grew the destination deque; a throwing growth lost the claimed
 // items and leaked their block (its READ bits were never set).
 // @verifies INJ-2 INJ-4 DQ-3
-TEST(ReviewInjectorAlloc, StealBatchGrowthFailureLosesNothing) {
+TEST(InjectorAllocFailure, StealBatchGrowthFailureLosesNothing) {
   finjector<63> q;
   for (value i = 1; i <= 10; ++i) q.push(i);
   fdeque dest(1);  // must grow to receive more than one item
@@ -78,7 +78,7 @@ TEST(ReviewInjectorAlloc, StealBatchGrowthFailureLosesNothing) {
 }
 
 // @verifies INJ-2 INJ-4 DQ-3
-TEST(ReviewInjectorAlloc, StealBatchAndPopGrowthFailureLosesNothing) {
+TEST(InjectorAllocFailure, StealBatchAndPopGrowthFailureLosesNothing) {
   finjector<63> q;
   for (value i = 1; i <= 10; ++i) q.push(i);
   fdeque dest(1);
@@ -92,7 +92,7 @@ TEST(ReviewInjectorAlloc, StealBatchAndPopGrowthFailureLosesNothing) {
 // The claimed range ends a block: the failed batch must neither lose the
 // items nor leave the block unfreed (INJ-4: one block once drained).
 // @verifies INJ-2 INJ-4
-TEST(ReviewInjectorAlloc, StealBatchGrowthFailureAtBlockEndFreesBlock) {
+TEST(InjectorAllocFailure, StealBatchGrowthFailureAtBlockEndFreesBlock) {
   finjector<4> q;
   for (value i = 1; i <= 6; ++i) q.push(i);  // block 0: 1..4, block 1: 5,6
   fdeque dest(1);
@@ -112,7 +112,7 @@ TEST(ReviewInjectorAlloc, StealBatchGrowthFailureAtBlockEndFreesBlock) {
 // Regression guard: the deque's batch steal already grows dest before its
 // first CAS; a failure there must leave the victim untouched.
 // @verifies DQ-3 DQ-6
-TEST(ReviewDequeAlloc, StealBatchGrowthFailureLosesNothing) {
+TEST(DequeAllocFailure, StealBatchGrowthFailureLosesNothing) {
   fdeque victim(16);
   for (value i = 1; i <= 10; ++i) victim.push(i);
   fdeque dest(1);
@@ -126,7 +126,7 @@ TEST(ReviewDequeAlloc, StealBatchGrowthFailureLosesNothing) {
 // A throwing growth in push leaves the deque as it was (the item is the
 // caller's to keep) and the next push succeeds.
 // @verifies DQ-3 DQ-4
-TEST(ReviewDequeAlloc, PushGrowthFailureKeepsContents) {
+TEST(DequeAllocFailure, PushGrowthFailureKeepsContents) {
   fdeque d(2);
   d.push(1);
   d.push(2);
@@ -145,7 +145,7 @@ TEST(ReviewDequeAlloc, PushGrowthFailureKeepsContents) {
 // made round_up_pow2 loop forever (the shifted value wraps to 0). It must be
 // a clear error instead.
 // @verifies DQ-4
-TEST(ReviewDequeCapacity, HugeInitialCapacityIsAnError) {
+TEST(DequeCapacity, HugeInitialCapacityIsAnError) {
   constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
   EXPECT_THROW(pilfer::deque<value>{max}, std::length_error);
   EXPECT_THROW(pilfer::deque<value>{max / 2 + 2}, std::length_error);

@@ -1,7 +1,8 @@
-// Review (h11): pool construction under allocation failure, and debug-build
-// misuse checks (death tests, dev build only: not NDEBUG, not under TSan).
+// Misuse and allocation failure: pool construction under allocation failure, debug-build misuse checks of
+// the pool and the deque (death tests, dev build only: not NDEBUG, not under sanitizers), and a mutex_deque
+// batch steal whose allocation fails.
 //
-// Global operator new is replaced (not under sanitizers, which own it) by one
+// Global operator new is replaced (pilfer/testing/failing_new.hpp; not under sanitizers, which own it) by one
 // that fails the k-th allocation of the calling thread. Deterministic: the
 // sweep over k covers every allocation the constructor makes (no seed).
 #include <gtest/gtest.h>
@@ -12,36 +13,14 @@
 
 #include "pilfer/pool.hpp"
 #include "pool_test_util.hpp"
+#include "pilfer/testing/failing_new.hpp"
 
 using namespace pilfer_test;
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define PILFER_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define PILFER_TEST_SANITIZED 1
-#endif
-#endif
-
-#ifndef PILFER_TEST_SANITIZED
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-namespace {
-thread_local int fail_in = -1;  // -1: never; k: the k-th allocation from now (0 = next) fails
-}  // namespace
-void* operator new(std::size_t n) {
-  if (fail_in >= 0 && fail_in-- == 0) throw std::bad_alloc();
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#endif
 
 namespace {
 
-#ifndef PILFER_TEST_SANITIZED
+#if defined(PILFER_TESTING_FAILING_NEW)
 // Bug (found in review): the constructor's catch joined only the workers
 // before `started`; when configure_thread() threw after worker `started`'s
 // thread had been created (it allocates the thread name), that thread was
@@ -49,7 +28,7 @@ namespace {
 // of the constructor must surface as std::bad_alloc, and the pool built right
 // after must work.
 // @verifies POOL-12
-TEST(ReviewPoolAlloc, ConstructorAllocationFailureThrowsCleanly) {
+TEST(PoolConstructorAllocFailure, ConstructorAllocationFailureThrowsCleanly) {
   int threw = 0, built = 0;
   for (int k = 0; k < 400; ++k) {
     pilfer::pool_options o;
@@ -57,13 +36,13 @@ TEST(ReviewPoolAlloc, ConstructorAllocationFailureThrowsCleanly) {
     o.name = std::string(40, 'n');  // long: the per-thread name allocates
     o.topo = pilfer::topology::flat(2);
     try {
-      fail_in = k;
+      pilfer::testing::fail_allocation_in = k;
       pilfer::pool p(std::move(o));
-      fail_in = -1;
+      pilfer::testing::fail_allocation_in = -1;
       ++built;
       EXPECT_EQ(p.submit([] { return 7; }).get(), 7);
     } catch (const std::bad_alloc&) {
-      fail_in = -1;
+      pilfer::testing::fail_allocation_in = -1;
       ++threw;
     }
   }
@@ -73,9 +52,9 @@ TEST(ReviewPoolAlloc, ConstructorAllocationFailureThrowsCleanly) {
 }
 #endif
 
-#if !defined(NDEBUG) && !defined(PILFER_TEST_SANITIZED)
+#if !defined(NDEBUG) && defined(PILFER_TESTING_FAILING_NEW)
 // @verifies POOL-12
-TEST(ReviewPoolDeathTest, ShutdownFromOwnTaskAborts) {
+TEST(PoolMisuseDeathTest, ShutdownFromOwnTaskAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -86,7 +65,7 @@ TEST(ReviewPoolDeathTest, ShutdownFromOwnTaskAborts) {
 }
 
 // @verifies POOL-12
-TEST(ReviewPoolDeathTest, WaitIdleFromOwnTaskAborts) {
+TEST(PoolMisuseDeathTest, WaitIdleFromOwnTaskAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -97,7 +76,7 @@ TEST(ReviewPoolDeathTest, WaitIdleFromOwnTaskAborts) {
 }
 
 // @verifies POOL-17
-TEST(ReviewPoolDeathTest, GetTwiceAborts) {
+TEST(PoolMisuseDeathTest, GetTwiceAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -110,7 +89,7 @@ TEST(ReviewPoolDeathTest, GetTwiceAborts) {
 }
 
 // @verifies DQ-5
-TEST(ReviewDequeDeathTest, PopFromSecondThreadAborts) {
+TEST(DequeMisuseDeathTest, PopFromSecondThreadAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -123,7 +102,7 @@ TEST(ReviewDequeDeathTest, PopFromSecondThreadAborts) {
 }
 
 // @verifies DQ-5 DQ-6
-TEST(ReviewDequeDeathTest, BatchStealIntoForeignDequeAborts) {
+TEST(DequeMisuseDeathTest, BatchStealIntoForeignDequeAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -139,7 +118,7 @@ TEST(ReviewDequeDeathTest, BatchStealIntoForeignDequeAborts) {
 }
 
 // @verifies DQ-5
-TEST(ReviewDequeDeathTest, DefaultStealerAborts) {
+TEST(DequeMisuseDeathTest, DefaultStealerAborts) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
@@ -158,13 +137,13 @@ TEST(ReviewDequeDeathTest, DefaultStealerAborts) {
 #include <map>
 
 namespace {
-#ifndef PILFER_TEST_SANITIZED
+#if defined(PILFER_TESTING_FAILING_NEW)
 // Bug (found in review): basic_mutex_deque::steal_batch removed the items from
 // the victim, unlocked, and then inserted them into dest; a std::bad_alloc
 // from that insertion lost them. Every allocation of the batch is failed in
 // turn; afterwards every item must still be in the victim or in dest, once.
 // @verifies DQ-3 DQ-6
-TEST(ReviewMutexDequeAlloc, StealBatchAllocationFailureLosesNothing) {
+TEST(MutexDequeAllocFailure, StealBatchAllocationFailureLosesNothing) {
   int threw = 0;
   for (int k = 0; k < 6; ++k) {
     for (int pop_first = 0; pop_first < 2; ++pop_first) {
@@ -174,17 +153,17 @@ TEST(ReviewMutexDequeAlloc, StealBatchAllocationFailureLosesNothing) {
       for (int i = 1001; i <= 1127; ++i) dest.push(i);  // the next insert needs a new std::deque node
       std::map<int, int> seen;
       try {
-        fail_in = k;
+        pilfer::testing::fail_allocation_in = k;
         if (pop_first) {
           auto r = victim.get_stealer().steal_batch_and_pop(dest);
-          fail_in = -1;
+          pilfer::testing::fail_allocation_in = -1;
           if (r.is_success()) ++seen[r.value];
         } else {
           (void)victim.get_stealer().steal_batch(dest);
-          fail_in = -1;
+          pilfer::testing::fail_allocation_in = -1;
         }
       } catch (const std::bad_alloc&) {
-        fail_in = -1;
+        pilfer::testing::fail_allocation_in = -1;
         ++threw;
       }
       while (auto v = dest.pop()) ++seen[*v];

@@ -1,28 +1,15 @@
-// Shared helpers of the lib/ unit tests (not a test itself: only *_test.cpp files are registered).
+// pilfer/testing/hook_sync.hpp — std_sync plus a one-shot hook run right after the fence with a given tag:
+// a single thread can play a precise interleaving ("a second thief runs entirely between [S2] and [S5] of the
+// first").
 #pragma once
 
 #include <pilfer/sync.hpp>
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <utility>
 
-namespace pilfer_test {
-
-/// The randomised tests' seed: PILFER_SEED=N if set, else random; printed once as `seed=N`.
-inline std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = std::random_device{}();
-    if (const char* e = std::getenv("PILFER_SEED")) s = std::strtoull(e, nullptr, 10);
-    std::printf("seed=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
+namespace pilfer::testing {
 
 /// std_sync plus a one-shot hook run right after the fence with a given tag. Lets a single thread play a
 /// precise interleaving (e.g. "a second thief runs entirely between [S2] and [S5] of the first").
@@ -44,4 +31,4 @@ struct hook_sync : pilfer::std_sync {
   }
 };
 
-}  // namespace pilfer_test
+}  // namespace pilfer::testing

@@ -1,0 +1,34 @@
+// pilfer/testing/failing_new.hpp — a global operator new that can be told to fail the k-th allocation of the
+// calling thread, for "std::bad_alloc leaves everything intact" tests. Include it in exactly ONE translation
+// unit of a test executable (it defines the replacement operators). Under ASan or TSan, which own operator new,
+// it defines nothing and PILFER_TESTING_FAILING_NEW is not set: guard the tests that need it with
+// #if defined(PILFER_TESTING_FAILING_NEW).
+#pragma once
+
+#include <cstdlib>
+#include <new>
+
+#include "pilfer/testing/sanitizers.hpp"
+
+#if !defined(PILFER_TESTING_TSAN) && !defined(PILFER_TESTING_ASAN)
+#define PILFER_TESTING_FAILING_NEW 1
+
+namespace pilfer::testing {
+/// -1: never fail; k >= 0: the k-th allocation from now on this thread (0 = the next) throws std::bad_alloc.
+inline thread_local int fail_allocation_in = -1;
+}  // namespace pilfer::testing
+
+#if defined(__GNUC__) && !defined(__clang__)
+// This operator new is malloc and this operator delete is free; once inlined, GCC pairs a `new` expression
+// with free() and warns (-Wmismatched-new-delete) although the pair is consistent.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void* operator new(std::size_t n) {
+  if (pilfer::testing::fail_allocation_in >= 0 && pilfer::testing::fail_allocation_in-- == 0)
+    throw std::bad_alloc();
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
