@@ -243,7 +243,9 @@ TEST(LitmusParser, ReportsErrorsWithLineAndColumn) {
       {"C t\n{}\nP0 (atomic_int* x) {\n  atomic_store(x, 1);\n}\nexists (1:r0=1)\n", 6, 9, "no thread P1"},
       {"C t\n{}\nP0 (atomic_int* x) {\n  atomic_store(x, 1);\n}\n", 6, 1, "expected 'exists'"},
       {"C t\n{}\nP0 (atomic_int* x) {\n  foo(x);\n}\nexists (x=1)\n", 4, 3, "unknown function"},
-      {"C t\n{}\nP0 (int* x) {\n  atomic_store(x, 1);\n}\nexists (x=1)\n", 4, 3, "non-atomic"},
+      {"C t\n{ int y[99]; }\nP0 (int* y) {\n  *y = 1;\n}\nexists (y=1)\n", 2, 7, "array size"},
+      {"C t\n{}\nP0 (atomic_int* x) {\n  int e = 0;\n  atomic_compare_exchange_strong(x, e, 1);\n}\nexists (x=1)\n",
+       5, 37, "pass its address"},
       {"C t\n{}\nP1 (int* x) {\n  *x = 1;\n}\nexists (x=1)\n", 3, 1, "numbered"},
       {"C t\n{}\nP0 (int* x) {\n  /* open\n", 4, 3, "unterminated comment"},
   };
@@ -282,6 +284,9 @@ TEST(LitmusParser, ParsesEveryCorpusFileAndRunsItSequentially) {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(PILFER_LITMUS_DIR)) {
     if (e.path().extension() != ".litmus") continue;
+    // External corpora are checked by their own ctests (models/litmus/external/*/README.md),
+    // some of their files are expected to be rejected.
+    if (e.path().string().find("/external/") != std::string::npos) continue;
     SCOPED_TRACE(e.path().string());
     lm::program p;
     ASSERT_NO_THROW(p = lm::parse_file(e.path().string()));
