@@ -202,10 +202,15 @@ class litmus_scenario final : public model::scenario {
     }
     bool cas(int loc, lm::value& expected, lm::value desired, lm::order success,
              lm::order failure, const std::string& tag) override {
-      atomic_write_shadow(loc);
       const bool ok = a(loc).compare_exchange_strong(expected, desired, site(success, tag),
                                                      site(failure_order(failure), tag));
-      if (shadow* sh = shadow_of(loc)) (void)sh->na_writes->read();
+      // A failed CAS is only a read; a successful one a write, shadowed after the access
+      // (it is not known before): see "Races" in models/litmus/README.md for the one
+      // pattern this over-reports.
+      if (shadow* sh = shadow_of(loc)) {
+        (void)sh->na_writes->read();
+        if (ok) sh->atomic_writes[t_]->write() = 1;
+      }
       return ok;
     }
     void fence(lm::order o, const std::string& tag) override { checker_sync::fence(site(o, tag)); }
@@ -423,6 +428,28 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   return v;
 }
 
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream ss(s);
+  while (std::getline(ss, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+/// known-differences.tsv next to an expected file: file <TAB> reason (missing file: none).
+std::map<std::string, std::string> read_known_differences(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> known;
+  std::ifstream in(dir / "known-differences.tsv");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const auto cols = split(line, '\t');
+    if (cols.size() >= 2 && cols[0] != "file") known[cols[0]] = cols[1];
+  }
+  return known;
+}
+
 // @verifies MC-1
 // The corpus check (ctest litmus.corpus): every test listed in EXPECTED.tsv
 // (file <TAB> Sometimes|Never|Always <TAB> source) is run exhaustively and its
@@ -434,6 +461,7 @@ int run_check(const cli& opt) {
     return 2;
   }
   const auto dir = std::filesystem::path(opt.check).parent_path();
+  const std::map<std::string, std::string> known = read_known_differences(dir);
   std::string line;
   int lineno = 0, failures = 0, count = 0;
   double total = 0;
@@ -489,13 +517,17 @@ int run_check(const cli& opt) {
       for (const auto& st : v.states)
         if (!o.outcomes.count(st)) diff += "  extra:   " + lm::format_state(p, st) + "\n";
     }
-    const bool match = verdict_match && diff.empty();
+    const bool agrees = verdict_match && diff.empty();
+    const bool listed = known.count(file) != 0;
+    const bool match = agrees != listed;  // a listed entry must still differ
     if (!match) ++failures;
-    std::printf("%-4s %-32s expected %-9s got %-9s flags %s/%s pos %zu neg %zu execs %zu%s %.3fs\n",
-                match ? "ok" : "FAIL", file.c_str(), expected.c_str(), v.observation.c_str(),
+    std::printf("%-5s %-32s expected %-9s got %-9s flags %s/%s pos %zu neg %zu execs %zu%s %.3fs\n",
+                match ? (listed ? "known" : "ok") : "FAIL", file.c_str(), expected.c_str(), v.observation.c_str(),
                 want_flags.c_str(), got_flags.c_str(), v.positive, v.negative,
                 v.engine.executions, complete ? "" : " INCOMPLETE", v.seconds);
-    if (!match) std::fputs((diff + sink.str()).c_str(), stdout);
+    if (listed) std::printf("      [%s]%s\n", known.at(file).c_str(),
+                            agrees ? " -- listed in known-differences.tsv but now agrees" : "");
+    if (!agrees && !listed) std::fputs((diff + sink.str()).c_str(), stdout);
   }
   std::sort(times.begin(), times.end());
   const double median = times.empty() ? 0 : times[times.size() / 2];
@@ -542,13 +574,6 @@ std::string normalise_state(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream ss(s);
-  while (std::getline(ss, cur, sep)) out.push_back(cur);
-  return out;
-}
 
 // @verifies MC-9
 // An external corpus (models/litmus/external/NAME/expected.tsv): file <TAB> Ok|No|error
@@ -563,16 +588,7 @@ int run_external(const cli& opt) {
     return 2;
   }
   const auto dir = std::filesystem::path(opt.external).parent_path();
-  std::map<std::string, std::string> known;
-  {
-    std::ifstream kin(dir / "known-differences.tsv");
-    std::string line;
-    while (std::getline(kin, line)) {
-      if (line.empty() || line[0] == '#') continue;
-      const auto cols = split(line, '\t');
-      if (cols.size() >= 2 && cols[0] != "file") known[cols[0]] = cols[1];
-    }
-  }
+  const std::map<std::string, std::string> known = read_known_differences(dir);
   std::string line;
   int lineno = 0, agree = 0, differ = 0, failures = 0;
   while (std::getline(in, line)) {
