@@ -411,6 +411,26 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
        << ",\"seconds\":" << v.seconds << "}\n";
     return v;
   }
+  if (p.cppmem) {
+    // CppMem input: no condition; the final values of every thread's registers, the number
+    // of consistent executions (complete RC11-consistent execution graphs; those a
+    // `.readsvalue(v)` rules out are not counted) and the race flag.
+    std::size_t consistent = 0;
+    for (const auto& [s, n] : out.counts) consistent += n;
+    os << "Test " << p.name << " (CppMem)\n";
+    os << "States " << out.counts.size() << "\n";
+    for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
+    os << "Consistent executions " << consistent;
+    if (out.filtered) os << " (" << out.filtered << " ruled out by readsvalue)";
+    os << "\n";
+    for (const auto& f : v.flags) os << "Flag " << f << "\n";
+    if (!opt.oracle && !v.engine.ok && !v.engine.message.empty())
+      os << "(" << v.engine.message << ")\n";
+    char tb[64];
+    std::snprintf(tb, sizeof tb, "%.2f", v.seconds);
+    os << "Time " << p.name << " " << tb << "\n\n";
+    return v;
+  }
   os << "Test " << p.name << " " << v.kind << "\n";
   os << "States " << out.counts.size() << "\n";
   for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";

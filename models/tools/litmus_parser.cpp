@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -248,7 +249,9 @@ std::optional<call_spec> lookup_call(const std::string& n) {
   return c;
 }
 
-std::optional<order> lookup_order(const std::string& n) {
+std::optional<order> lookup_order(std::string n) {
+  // CppMem's shorthands: mo_relaxed ... mo_seq_cst.
+  if (n.rfind("mo_", 0) == 0) n = "memory_order_" + n.substr(3);
   if (n == "memory_order_relaxed") return order::relaxed;
   if (n == "memory_order_consume") return order::consume;
   if (n == "memory_order_acquire") return order::acquire;
@@ -263,6 +266,7 @@ class parser {
   explicit parser(const std::string& src) : src_(src), lex_(src) {}
 
   program run() {
+    if (is_cppmem(src_)) return run_cppmem();
     // LKMM-style tests (READ_ONCE, smp_*) pass plain `int*` parameters and
     // mark every shared access: treat those locations as atomic.
     lkmm_ = src_.find("READ_ONCE") != std::string::npos ||
@@ -657,6 +661,33 @@ class parser {
       out.push_back(std::move(s));
       return;
     }
+    if (cppmem_ && cur().k == token::kind::ident && find_local(cur().text) < 0 &&
+        peek_tok().k == token::kind::punct && peek_tok().text == "=") {
+      const token nt = cur();
+      if (params_.count(nt.text)) {
+        // CppMem: `y = e;` writes a shared variable (a seq_cst store if it is atomic).
+        next();
+        next();
+        const int loc = params_.at(nt.text);
+        auto s = std::make_unique<stmt>();
+        s->loc = loc;
+        s->a = read_assign_rhs();
+        if (deref_atomic(nt.text, loc)) {
+          s->k = stmt::kind::store;
+          s->tag = tag_at(at, "store " + nt.text);
+        } else {
+          s->k = stmt::kind::plain_write;
+          s->tag = tag_at(at, "write " + nt.text);
+          p_.plain_accesses = true;
+        }
+        expect(";");
+        out.push_back(std::move(s));
+        return;
+      }
+      // CppMem: the first assignment of an undeclared name declares a register.
+      if (!is_type_word(nt.text) && lookup_call(nt.text) == std::nullopt)
+        (void)declare_local(nt, nt.text);
+    }
     // r = e;  r op= e;  r++;
     if (cur().k == token::kind::ident && peek_tok().k == token::kind::punct &&
         find_local(cur().text) >= 0) {
@@ -896,6 +927,16 @@ class parser {
       if (find_local(cur().text) < 0 && peek_tok().k == token::kind::punct &&
           peek_tok().text == "[")
         return make_deref(at, read_indexed());
+      if (cppmem_ && find_local(cur().text) < 0 && params_.count(cur().text)) {
+        // CppMem: a shared variable is used by name (x.load(), or `y` for a plain read).
+        const token lt = next();
+        const int loc = params_.at(lt.text);
+        if (is_punct(".")) return read_member_call(at, loc);
+        address ad;
+        ad.loc = loc;
+        ad.atomic = deref_atomic(lt.text, loc);
+        return make_deref(at, std::move(ad));
+      }
       const std::string n = next().text;
       const int slot = find_local(n);
       if (slot >= 0) return make_local(slot);
@@ -1236,6 +1277,199 @@ class parser {
   }
 
  private:
+  // ---------------------------------------------------------------- CppMem
+  // int main() { atomic_int x = 0; int y = 0;
+  //   {{{ { x.store(1, mo_release); } ||| { r1 = x.load(mo_acquire).readsvalue(1); } }}}
+  //   return 0; }
+  // Variables declared before `{{{` are the shared locations (atomic_* types atomic, others
+  // plain); identifiers first assigned inside a thread are that thread's registers.
+
+  static bool is_cppmem(const std::string& src) {
+    lexer l(src);
+    l.skip_space();
+    const std::size_t at = l.pos();
+    return src.compare(at, 3, "int") == 0 && src.find("main", at) != std::string::npos &&
+           src.find("{{{") != std::string::npos &&
+           src.find_first_not_of(" \t\r\n", at + 3) == src.find("main", at);
+  }
+
+  bool at_par_open() const {
+    return is_punct("{") && peek_tok().k == token::kind::punct && peek_tok().text == "{" &&
+           peek_tok(2).k == token::kind::punct && peek_tok(2).text == "{";
+  }
+  bool at_par_sep() const {
+    return is_punct("||") && peek_tok().k == token::kind::punct && peek_tok().text == "|";
+  }
+  bool at_par_close() const {
+    return is_punct("}") && peek_tok().k == token::kind::punct && peek_tok().text == "}" &&
+           peek_tok(2).k == token::kind::punct && peek_tok(2).text == "}";
+  }
+
+  program run_cppmem() {
+    cppmem_ = true;
+    p_.cppmem = true;
+    p_.name = "main";
+    toks_ = lex_.run(0);
+    if (!is_ident("int")) fail("expected 'int main()'");
+    next();
+    if (!is_ident("main")) fail("expected 'main'");
+    next();
+    expect("(");
+    if (is_ident("void")) next();
+    expect(")");
+    expect("{");
+    // Shared declarations.
+    while (cur().k == token::kind::ident && is_type_word(cur().text)) {
+      bool atomic = false;
+      while (cur().k == token::kind::ident && is_type_word(cur().text)) {
+        atomic = atomic || is_atomic_type_word(cur().text);
+        next();
+      }
+      for (;;) {
+        const token nt = cur();
+        const std::string n = expect_ident("a variable name");
+        if (p_.find_location(n) >= 0) fail_at(nt, "'" + n + "' declared twice");
+        const int k = location_index(n, atomic, true);
+        if (accept("=")) {
+          p_.locations[static_cast<std::size_t>(k)].init = expect_value();
+        } else if (accept("(")) {
+          p_.locations[static_cast<std::size_t>(k)].init = expect_value();
+          expect(")");
+        }
+        if (!accept(",")) break;
+      }
+      expect(";");
+    }
+    if (!at_par_open()) fail("expected '{{{' (CppMem's parallel composition)");
+    next();
+    next();
+    next();
+    for (;;) {
+      thread_code t;
+      t.id = static_cast<unsigned>(p_.threads.size());
+      t.name = "P" + std::to_string(t.id);
+      if (t.id >= 16) fail("at most 16 threads");
+      params_.clear();
+      param_atomic_.clear();
+      for (std::size_t k = 0; k < p_.locations.size(); ++k) {
+        params_[p_.locations[k].name] = static_cast<int>(k);
+        param_atomic_[p_.locations[k].name] = p_.locations[k].atomic;
+      }
+      thread_ = &t;
+      scopes_.assign(1, {});
+      auto body = std::make_unique<stmt>();
+      body->k = stmt::kind::block;
+      while (!at_par_sep() && !at_par_close()) {
+        if (cur().k == token::kind::end) fail("unexpected end of file: missing '}}}'");
+        if (at_par_open()) fail("nested '{{{' is not supported");
+        read_statement(body->body);
+      }
+      t.body = std::move(body);
+      thread_ = nullptr;
+      p_.threads.push_back(std::move(t));
+      const bool sep = at_par_sep();
+      next();
+      next();
+      if (!sep) next();
+      if (!sep) break;
+    }
+    if (is_ident("return")) {
+      next();
+      (void)expect_value();
+      expect(";");
+    }
+    expect("}");
+    if (cur().k != token::kind::end) fail("unexpected '" + cur().text + "' after main");
+    // Observed: every register of every thread, herd-style "T:r".
+    for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+      std::map<std::string, int> last;
+      for (std::size_t k = 0; k < p_.threads[t].locals.size(); ++k)
+        last[p_.threads[t].locals[k]] = static_cast<int>(k);
+      for (const auto& [n, slot] : last)
+        p_.observed.push_back(observable{static_cast<int>(t), slot, std::to_string(t) + ":" + n});
+    }
+    p_.quant = quantifier::exists;
+    p_.cond = std::make_unique<prop>();
+    p_.cond_text = "exists (true)";
+    return std::move(p_);
+  }
+
+  /// CppMem member calls on a shared atomic: x.load(mo), x.store(v, mo), x.exchange(v, mo),
+  /// x.fetch_add(v, mo) (sub/or/and/xor), x.compare_exchange_strong(e, d, mo, mo) (weak
+  /// too), with `.readsvalue(v)` after a load.
+  expr_ptr read_member_call(const token& at, int loc) {
+    expect(".");
+    const token mt = cur();
+    const std::string m = expect_ident("a member function");
+    expect("(");
+    const std::string& n = p_.locations[static_cast<std::size_t>(loc)].name;
+    auto e = std::make_unique<expr>();
+    e->loc = loc;
+    auto opt_order = [&](order& o) {
+      if (is_punct(")")) return;
+      if (!(m == "load" || m == "notify") ) expect(",");
+      o = read_order();
+    };
+    if (m == "load") {
+      e->k = expr::kind::load;
+      if (!is_punct(")")) e->ord1 = read_order();
+      expect(")");
+      e->tag = tag_at(at, "load " + n);
+      if (is_punct(".") && peek_tok().k == token::kind::ident &&
+          peek_tok().text == "readsvalue") {
+        next();
+        next();
+        expect("(");
+        e->readsvalue = expect_value();
+        expect(")");
+      }
+      return e;
+    }
+    if (m == "store") {
+      auto s = std::make_unique<stmt>();
+      s->k = stmt::kind::store;
+      s->loc = loc;
+      s->a = read_assign_rhs();
+      opt_order(s->ord1);
+      expect(")");
+      s->tag = tag_at(at, "store " + n);
+      pending_stmt_ = std::move(s);
+      return make_const(0);
+    }
+    static const std::map<std::string, rmw_op> rmws = {
+        {"exchange", rmw_op::exchange}, {"fetch_add", rmw_op::add},
+        {"fetch_sub", rmw_op::sub},     {"fetch_or", rmw_op::bit_or},
+        {"fetch_and", rmw_op::bit_and}, {"fetch_xor", rmw_op::bit_xor}};
+    if (auto f = rmws.find(m); f != rmws.end()) {
+      e->k = expr::kind::rmw;
+      e->rop = f->second;
+      e->a = read_assign_rhs();
+      opt_order(e->ord1);
+      expect(")");
+      e->tag = tag_at(at, m + " " + n);
+      return e;
+    }
+    if (m == "compare_exchange_strong" || m == "compare_exchange_weak") {
+      e->k = expr::kind::cas;
+      const token rt = cur();
+      const std::string r = expect_ident("the expected-value variable");
+      e->index = find_local(r);
+      if (e->index < 0) e->index = declare_local(rt, r);
+      expect(",");
+      e->a = read_assign_rhs();
+      if (accept(",")) {
+        e->ord1 = read_order();
+        e->ord2 = e->ord1 == order::acq_rel ? order::acquire
+                  : e->ord1 == order::release ? order::relaxed : e->ord1;
+        if (accept(",")) e->ord2 = read_order();
+      }
+      expect(")");
+      e->tag = tag_at(at, "cas " + n);
+      return e;
+    }
+    fail_at(mt, "unknown member function '" + m + "'");
+  }
+
   const std::string& src_;
   lexer lex_;
   std::vector<token> toks_;
@@ -1243,6 +1477,7 @@ class parser {
   program p_;
   std::map<int, bool> declared_type_;
   bool lkmm_ = false;
+  bool cppmem_ = false;
   std::map<std::string, int> params_;
   std::map<std::string, bool> param_atomic_;
   std::vector<std::map<std::string, int>> scopes_;
@@ -1389,7 +1624,9 @@ program parse_file(const std::string& path) {
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse(ss.str());
+  program p = parse(ss.str());
+  if (p.cppmem) p.name = std::filesystem::path(path).stem().string();  // CppMem has no name line
+  return p;
 }
 
 std::vector<value> initial_registers(const program& p, unsigned t) {
