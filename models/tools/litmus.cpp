@@ -68,6 +68,7 @@ struct outcomes {
   std::size_t filtered = 0;                 // executions discarded by CppMem `.readsvalue`
   bool out_of_bounds = false;               // some execution indexed outside an array
   bool race = false;                        // race run: some execution has a data race
+  bool step_limit = false;                  // a thread ran into lm::max_thread_steps
 };
 
 constexpr const char* final_tag = "litmus.final";
@@ -147,6 +148,7 @@ class litmus_scenario final : public model::scenario {
         return;
       }
       if (e == lm::thread_end::out_of_bounds) out_.out_of_bounds = true;
+      if (e == lm::thread_end::step_limit) out_.step_limit = true;
     }
     lm::state s;
     s.reserve(p_.observed.size());
@@ -388,6 +390,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   if (opt.oracle ? !v.engine.ok : out.race) v.flags.push_back("data-race");
   if (!opt.oracle && !v.engine.ok) v.flags.push_back(v.engine.kind.empty() ? "undefined" : v.engine.kind);
   if (out.out_of_bounds) v.flags.push_back("out-of-bounds");
+  if (out.step_limit) v.flags.push_back("loop-bound");
   v.filtered = out.filtered;
   if (!v.engine.complete) v.flags.push_back("incomplete-exploration");
 
@@ -668,6 +671,20 @@ int run_external(const cli& opt) {
   return failures ? 1 : 0;
 }
 
+/// A decimal option value, or a one-line error and exit status 2.
+std::uint64_t number_or_exit(const char* what, const std::string& text) {
+  std::size_t used = 0;
+  try {
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+      const unsigned long long v = std::stoull(text, &used, 10);
+      if (used == text.size()) return v;
+    }
+  } catch (const std::exception&) {
+  }
+  std::cerr << "pilfer-litmus: " << what << " needs a non-negative number, got '" << text << "'\n";
+  std::exit(2);
+}
+
 int usage() {
   std::cerr << "usage: pilfer-litmus [--quiet] [--json] [--random N] [--seed S]\n"
                "                     [--max-executions N] [--oracle] FILE.litmus...\n"
@@ -704,15 +721,17 @@ int main(int argc, char** argv) {
     else if (is("--external")) opt.external = value_of("--external");
     else if (is("--random")) {
       opt.random = true;
-      opt.iterations = std::stoull(value_of("--random"));
-    } else if (is("--seed")) opt.seed = std::stoull(value_of("--seed"));
-    else if (is("--max-executions")) opt.max_executions = std::stoull(value_of("--max-executions"));
+      opt.iterations = number_or_exit("--random", value_of("--random"));
+    } else if (is("--seed")) opt.seed = number_or_exit("--seed", value_of("--seed"));
+    else if (is("--max-executions"))
+      opt.max_executions = number_or_exit("--max-executions", value_of("--max-executions"));
     else if (a == "--help" || a == "-h") return usage(), 0;
     else if (!a.empty() && a[0] == '-') return usage();
     else opt.files.push_back(a);
   }
   if (opt.random) {
-    if (const char* env = std::getenv("PILFER_SEED"); env && opt.seed == 0) opt.seed = std::stoull(env);
+    if (const char* env = std::getenv("PILFER_SEED"); env && opt.seed == 0)
+      opt.seed = number_or_exit("PILFER_SEED", env);
     if (opt.seed == 0) opt.seed = static_cast<std::uint64_t>(
         std::chrono::steady_clock::now().time_since_epoch().count());
     std::cerr << "seed=" << opt.seed << "\n";
@@ -730,7 +749,7 @@ int main(int argc, char** argv) {
       rc = 2;
       continue;
     } catch (const std::exception& e) {
-      std::cerr << "pilfer-litmus: " << e.what() << "\n";
+      std::cerr << f << ":1:1: error: " << e.what() << "\n";  // unreadable file
       rc = 2;
       continue;
     }

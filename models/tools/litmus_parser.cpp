@@ -13,7 +13,7 @@
 namespace pilfer::litmus {
 
 parse_error::parse_error(int line, int column, const std::string& what)
-    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + what),
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": error: " + what),
       line_(line),
       column_(column) {}
 
@@ -265,6 +265,18 @@ class parser {
  public:
   explicit parser(const std::string& src) : src_(src), lex_(src) {}
 
+  /// run(), with every failure turned into a parse_error at the current token.
+  program run_checked() {
+    try {
+      return run();
+    } catch (const parse_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (toks_.empty()) throw parse_error(1, 1, std::string("cannot parse: ") + e.what());
+      fail(std::string("cannot parse: ") + e.what());
+    }
+  }
+
   program run() {
     if (is_cppmem(src_)) return run_cppmem();
     // LKMM-style tests (READ_ONCE, smp_*) pass plain `int*` parameters and
@@ -320,6 +332,20 @@ class parser {
     }
   }
 
+  /// Bounds the recursion of the descent parser (deeply nested input is an error, not a
+  /// stack overflow).
+  struct depth_guard {
+    parser& ps;
+    explicit depth_guard(parser& p) : ps(p) {
+      if (++ps.depth_ > max_depth) ps.fail("nesting deeper than " + std::to_string(max_depth));
+    }
+    ~depth_guard() { --ps.depth_; }
+    depth_guard(const depth_guard&) = delete;
+    depth_guard& operator=(const depth_guard&) = delete;
+  };
+  static constexpr int max_depth = 200;
+  int depth_ = 0;
+
   // -- token helpers
   const token& cur() const { return toks_[i_]; }
   const token& peek_tok(std::size_t k = 1) const {
@@ -365,6 +391,17 @@ class parser {
     const value v = next().num;
     return neg ? static_cast<value>(0ull - static_cast<std::uint64_t>(v)) : v;
   }
+  /// The N of "PN" / "N:" (digits only; at most max_threads - 1).
+  unsigned thread_number(const token& at, const std::string& digits) const {
+    if (digits.empty() || digits.size() > 3 ||
+        digits.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(digits) >= max_threads)
+      fail_at(at, "thread number must be 0.." + std::to_string(max_threads - 1) + ", found '" +
+                      digits + "'");
+    return static_cast<unsigned>(std::stoul(digits));
+  }
+  static constexpr unsigned max_threads = 16;  // the model checker's limit
+
   static bool is_thread_name(const std::string& s) {
     if (s.size() < 2 || s[0] != 'P') return false;
     for (std::size_t k = 1; k < s.size(); ++k)
@@ -471,7 +508,7 @@ class parser {
     const token name_tok = next();
     thread_code t;
     t.name = name_tok.text;
-    t.id = static_cast<unsigned>(std::stoul(name_tok.text.substr(1)));
+    t.id = thread_number(name_tok, name_tok.text.substr(1));
     for (const auto& other : p_.threads)
       if (other.id == t.id) fail_at(name_tok, "thread " + t.name + " defined twice");
     if (t.id != p_.threads.size())
@@ -562,6 +599,7 @@ class parser {
   }
 
   void read_statement(std::vector<stmt_ptr>& out) {
+    const depth_guard guard(*this);
     const token at = cur();
     if (accept(";")) return;
     if (is_punct("{")) {
@@ -800,6 +838,7 @@ class parser {
 
   /// A pointer expression: `x`, `x + e`, `e + x`?  (only `x`, `x + e`, `x - e`, `(x + e)`)
   address read_pointer() {
+    const depth_guard guard(*this);
     address ad;
     if (accept("(")) {
       ad = read_pointer();
@@ -898,6 +937,7 @@ class parser {
   }
 
   expr_ptr read_unary() {
+    const depth_guard guard(*this);
     const token at = cur();
     if (is_punct("!") || is_punct("-") || is_punct("~") || is_punct("+")) {
       const std::string op = next().text;
@@ -1148,7 +1188,7 @@ class parser {
       next();
       const token rt = cur();
       const std::string reg = expect_ident("a register name");
-      const unsigned t = static_cast<unsigned>(std::stoul(tid));
+      const unsigned t = thread_number(at, tid);
       if (t >= p_.threads.size()) fail_at(at, "no thread P" + tid);
       const auto& locals = p_.threads[t].locals;
       int slot = -1;
@@ -1220,6 +1260,7 @@ class parser {
     return a;
   }
   prop_ptr read_not(std::string& text) {
+    const depth_guard guard(*this);
     if (accept("~") || accept("!") || (is_ident("not") && (next(), true))) {
       std::string inner;
       auto n = std::make_unique<prop>();
@@ -1263,7 +1304,7 @@ class parser {
  public:
   void apply_register_inits() {
     for (const auto& pi : pending_reg_init_) {
-      const unsigned t = static_cast<unsigned>(std::stoul(pi.tid));
+      const unsigned t = thread_number(pi.at, pi.tid);
       if (t >= p_.threads.size()) fail_at(pi.at, "no thread P" + pi.tid);
       auto& th = p_.threads[t];
       bool found = false;
@@ -1509,6 +1550,7 @@ class interpreter {
   }
 
   void exec(const stmt& s) {
+    if (++steps_ > max_thread_steps) throw thread_stop{thread_end::step_limit};
     switch (s.k) {
       case stmt::kind::block:
         for (const auto& c : s.body) exec(*c);
@@ -1537,7 +1579,10 @@ class interpreter {
         else if (s.body.size() > 1) exec(*s.body[1]);
         return;
       case stmt::kind::while_:
-        while (eval(*s.a) != 0) exec(*s.body[0]);
+        while (eval(*s.a) != 0) {
+          if (++steps_ > max_thread_steps) throw thread_stop{thread_end::step_limit};
+          exec(*s.body[0]);
+        }
         return;
     }
   }
@@ -1562,8 +1607,9 @@ class interpreter {
         if (e.op == "+") return static_cast<value>(ua + ub);
         if (e.op == "-") return static_cast<value>(ua - ub);
         if (e.op == "*") return static_cast<value>(ua * ub);
-        if (e.op == "/") return b == 0 ? 0 : a / b;  // herd: division by zero is not modelled
-        if (e.op == "%") return b == 0 ? 0 : a % b;
+        // herd: division by zero is not modelled; INT64_MIN / -1 wraps instead of trapping.
+        if (e.op == "/") return b == 0 ? 0 : b == -1 ? static_cast<value>(0ull - ua) : a / b;
+        if (e.op == "%") return b == 0 || b == -1 ? 0 : a % b;
         if (e.op == "&") return a & b;
         if (e.op == "|") return a | b;
         if (e.op == "^") return a ^ b;
@@ -1609,14 +1655,14 @@ class interpreter {
   const program& p_;
   memory& m_;
   std::vector<value>& r_;
+  std::size_t steps_ = 0;
 };
 
 }  // namespace
 
 program parse(const std::string& source) {
   parser ps(source);
-  program p = ps.run();
-  return p;
+  return ps.run_checked();
 }
 
 program parse_file(const std::string& path) {

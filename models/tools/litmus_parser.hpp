@@ -192,7 +192,12 @@ enum class thread_end {
   finished,        ///< ran to its end
   out_of_bounds,   ///< an access left its array (undefined behaviour; the thread stops there)
   filtered,        ///< a CppMem `.readsvalue(v)` read another value: the execution is discarded
+  step_limit,      ///< ran more than `max_thread_steps` statements (an unbounded local loop)
 };
+
+/// Statements one thread may execute before it is stopped (loops without shared accesses
+/// are not bounded by the checker's event limit).
+inline constexpr std::size_t max_thread_steps = 100000;
 
 /// Interpret thread `t` of `p`; registers are read from and left in `regs`
 /// (sized to the thread's locals by the caller via `initial_registers`).
