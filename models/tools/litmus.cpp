@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "litmus_parser.hpp"
+#include "litmus_run.hpp"
 #include "rc11_oracle.hpp"
 #include "pilfer/model/checker.hpp"
 #include "pilfer/sync.hpp"
@@ -38,235 +39,6 @@ namespace {
 namespace lm = pilfer::litmus;
 namespace model = pilfer::model;
 using model::checker_sync;
-
-std::memory_order to_std(lm::order o) noexcept {
-  switch (o) {
-    case lm::order::relaxed: return std::memory_order_relaxed;
-    case lm::order::consume: return std::memory_order_acquire;  // consume is promoted, as by compilers
-    case lm::order::acquire: return std::memory_order_acquire;
-    case lm::order::release: return std::memory_order_release;
-    case lm::order::acq_rel: return std::memory_order_acq_rel;
-    case lm::order::seq_cst: return std::memory_order_seq_cst;
-  }
-  return std::memory_order_seq_cst;
-}
-
-pilfer::order_site site(lm::order o, const std::string& tag) noexcept {
-  return pilfer::order_site{to_std(o), tag.c_str()};
-}
-
-/// A CAS failure may not be stronger than acquire (C11 rule, also std::atomic's precondition).
-lm::order failure_order(lm::order o) noexcept {
-  if (o == lm::order::release) return lm::order::relaxed;
-  if (o == lm::order::acq_rel) return lm::order::acquire;
-  return o;
-}
-
-/// Final states seen over all executions of one test.
-struct outcomes {
-  std::map<lm::state, std::size_t> counts;  // state → number of executions ending in it
-  std::size_t filtered = 0;                 // executions discarded by CppMem `.readsvalue`
-  bool out_of_bounds = false;               // some execution indexed outside an array
-  bool race = false;                        // race run: some execution has a data race
-  bool step_limit = false;                  // a thread ran into lm::max_thread_steps
-};
-
-constexpr const char* final_tag = "litmus.final";
-
-/// Cells of `p` that some non-atomic access may touch (a whole array when it is indexed).
-std::vector<bool> plain_cells(const lm::program& p) {
-  std::vector<bool> plain(p.locations.size(), false);
-  auto mark = [&](int loc) {
-    const auto& l = p.locations[static_cast<std::size_t>(loc)];
-    const int base = l.array_base < 0 ? loc : l.array_base;
-    for (int k = 0; k < l.array_size; ++k) plain[static_cast<std::size_t>(base + k)] = true;
-  };
-  auto walk_e = [&](auto&& self, const lm::expr* e) -> void {
-    if (!e) return;
-    if (e->k == lm::expr::kind::plain_read) mark(e->loc);
-    if (e->exp_loc >= 0) mark(e->exp_loc);
-    self(self, e->a.get());
-    self(self, e->b.get());
-    self(self, e->off.get());
-    self(self, e->exp_off.get());
-  };
-  auto walk_s = [&](auto&& self, const lm::stmt* s) -> void {
-    if (!s) return;
-    if (s->k == lm::stmt::kind::plain_write) mark(s->loc);
-    walk_e(walk_e, s->a.get());
-    walk_e(walk_e, s->off.get());
-    for (const auto& b : s->body) self(self, b.get());
-  };
-  for (const auto& t : p.threads) walk_s(walk_s, t.body.get());
-  return plain;
-}
-
-/// One execution of a litmus program: fresh shared memory and registers.
-///
-/// Every location is a checker atomic, whatever the threads declare: a non-atomic access
-/// runs as a relaxed atomic access. That gives exactly the executions rc11.cat considers
-/// (herd7 applies coherence to every location and lists the outcomes of racy executions
-/// too; non-atomic accesses only matter to sw, where they are never release/acquire).
-/// Races are found in a second run (`race_run`): each cell that a non-atomic access may
-/// touch gets shadow `cell`s whose accesses the engine checks for data races —
-///   `na_writes`: written by each non-atomic write, read by every other access, and
-///   `atomic_writes[t]`: written by thread t's atomic writes, read by non-atomic reads —
-/// so exactly the pairs C11 calls conflicting (one non-atomic, one a write) are checked,
-/// with the engine's happens-before.
-class litmus_scenario final : public model::scenario {
- public:
-  litmus_scenario(const lm::program& p, outcomes& out, const std::vector<bool>* race_cells)
-      : model::scenario(static_cast<unsigned>(p.threads.size())), p_(p), out_(out) {
-    regs_.resize(p.threads.size());
-    ends_.assign(p.threads.size(), lm::thread_end::finished);
-    atomics_.resize(p.locations.size());
-    for (std::size_t k = 0; k < p.locations.size(); ++k)
-      atomics_[k] = std::make_unique<checker_sync::atomic<lm::value>>(p.locations[k].init);
-    if (race_cells) {
-      shadows_.resize(p.locations.size());
-      for (std::size_t k = 0; k < p.locations.size(); ++k) {
-        if (!(*race_cells)[k]) continue;
-        auto sh = std::make_unique<shadow>();
-        sh->na_writes = std::make_unique<checker_sync::cell<int>>(0);
-        for (std::size_t t = 0; t < p.threads.size(); ++t)
-          sh->atomic_writes.push_back(std::make_unique<checker_sync::cell<int>>(0));
-        shadows_[k] = std::move(sh);
-      }
-    }
-  }
-
-  void thread(unsigned index) override {
-    memory_view m(*this, index);
-    regs_[index] = lm::initial_registers(p_, index);
-    ends_[index] = lm::run_thread(p_, index, m, regs_[index]);
-  }
-
-  void after() override {
-    for (const auto e : ends_) {
-      if (e == lm::thread_end::filtered) {
-        ++out_.filtered;
-        return;
-      }
-      if (e == lm::thread_end::out_of_bounds) out_.out_of_bounds = true;
-      if (e == lm::thread_end::step_limit) out_.step_limit = true;
-    }
-    lm::state s;
-    s.reserve(p_.observed.size());
-    for (const auto& o : p_.observed) {
-      if (o.thread >= 0) {
-        const auto& r = regs_[static_cast<std::size_t>(o.thread)];
-        s.push_back(r.empty() ? 0 : r[static_cast<std::size_t>(o.slot)]);
-      } else {
-        // after() is hb-after every thread: coherence makes this load return
-        // the mo-maximal store, i.e. the final value of the location.
-        s.push_back(atomics_[static_cast<std::size_t>(o.slot)]->load(
-            pilfer::order_site{std::memory_order_relaxed, final_tag}));
-      }
-    }
-    ++out_.counts[s];
-  }
-
- private:
-  struct shadow {
-    std::unique_ptr<checker_sync::cell<int>> na_writes;
-    std::vector<std::unique_ptr<checker_sync::cell<int>>> atomic_writes;
-  };
-
-  class memory_view final : public lm::memory {
-   public:
-    memory_view(litmus_scenario& s, unsigned t) : s_(s), t_(t) {}
-    lm::value load(int loc, lm::order o, const std::string& tag) override {
-      const lm::value v = a(loc).load(site(o, tag));
-      // After the access: its own acquire already orders what it synchronises with.
-      if (shadow* sh = shadow_of(loc)) (void)sh->na_writes->read();
-      return v;
-    }
-    void store(int loc, lm::value v, lm::order o, const std::string& tag) override {
-      // Before the access: its own release must order the shadow write for the readers.
-      atomic_write_shadow(loc);
-      a(loc).store(v, site(o, tag));
-    }
-    lm::value rmw(int loc, lm::rmw_op op, lm::value operand, lm::order o,
-                  const std::string& tag) override {
-      atomic_write_shadow(loc);
-      auto& x = a(loc);
-      lm::value old = 0;
-      switch (op) {
-        case lm::rmw_op::exchange: old = x.exchange(operand, site(o, tag)); break;
-        case lm::rmw_op::add: old = x.fetch_add(operand, site(o, tag)); break;
-        case lm::rmw_op::sub: old = x.fetch_sub(operand, site(o, tag)); break;
-        case lm::rmw_op::bit_or: old = x.fetch_or(operand, site(o, tag)); break;
-        case lm::rmw_op::bit_and: old = x.fetch_and(operand, site(o, tag)); break;
-        case lm::rmw_op::bit_xor: old = fetch_xor(x, operand, o, tag); break;
-      }
-      if (shadow* sh = shadow_of(loc)) (void)sh->na_writes->read();
-      return old;
-    }
-    bool cas(int loc, lm::value& expected, lm::value desired, lm::order success,
-             lm::order failure, const std::string& tag) override {
-      const bool ok = a(loc).compare_exchange_strong(expected, desired, site(success, tag),
-                                                     site(failure_order(failure), tag));
-      // A failed CAS is only a read; a successful one a write, shadowed after the access
-      // (it is not known before): see "Races" in models/litmus/README.md for the one
-      // pattern this over-reports.
-      if (shadow* sh = shadow_of(loc)) {
-        (void)sh->na_writes->read();
-        if (ok) sh->atomic_writes[t_]->write() = 1;
-      }
-      return ok;
-    }
-    void fence(lm::order o, const std::string& tag) override { checker_sync::fence(site(o, tag)); }
-    lm::value plain_read(int loc, const std::string& tag) override {
-      if (shadow* sh = shadow_of(loc)) {
-        (void)sh->na_writes->read();
-        for (std::size_t t = 0; t < sh->atomic_writes.size(); ++t)
-          if (t != t_) (void)sh->atomic_writes[t]->read();
-      }
-      return a(loc).load(site(lm::order::relaxed, tag));
-    }
-    void plain_write(int loc, lm::value v, const std::string& tag) override {
-      if (shadow* sh = shadow_of(loc)) sh->na_writes->write() = 1;
-      a(loc).store(v, site(lm::order::relaxed, tag));
-    }
-
-   private:
-    template <class A>
-    static lm::value fetch_xor(A& x, lm::value operand, lm::order o, const std::string& tag) {
-      if constexpr (requires { x.fetch_xor(operand, site(o, tag)); }) {
-        return x.fetch_xor(operand, site(o, tag));
-      } else {
-        // No native xor RMW in the engine: a CAS loop whose successful CAS is the RMW.
-        lm::value old = x.load(site(lm::order::relaxed, tag));
-        while (!x.compare_exchange_strong(old, old ^ operand, site(o, tag),
-                                          site(lm::order::relaxed, tag))) {
-        }
-        return old;
-      }
-    }
-    shadow* shadow_of(int loc) const {
-      if (s_.shadows_.empty()) return nullptr;
-      return s_.shadows_[static_cast<std::size_t>(loc)].get();
-    }
-    void atomic_write_shadow(int loc) {
-      if (shadow* sh = shadow_of(loc)) {
-        (void)sh->na_writes->read();
-        sh->atomic_writes[t_]->write() = 1;
-      }
-    }
-    checker_sync::atomic<lm::value>& a(int loc) {
-      return *s_.atomics_[static_cast<std::size_t>(loc)];
-    }
-    litmus_scenario& s_;
-    unsigned t_;
-  };
-
-  const lm::program& p_;
-  outcomes& out_;
-  std::vector<std::vector<lm::value>> regs_;
-  std::vector<lm::thread_end> ends_;
-  std::vector<std::unique_ptr<checker_sync::atomic<lm::value>>> atomics_;
-  std::vector<std::unique_ptr<shadow>> shadows_;
-};
 
 struct cli {
   bool quiet = false;
@@ -292,7 +64,6 @@ struct verdict {
   double seconds = 0;
   model::result engine;
   std::set<lm::state> states;  // distinct final states observed
-  std::string race_message;    // the engine's description of the first race found
   std::size_t filtered = 0;    // executions discarded by `.readsvalue`
 };
 
@@ -316,7 +87,7 @@ std::string json_escape(const std::string& s) {
 }
 
 verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
-  outcomes out;
+  lm::engine_run out;
   model::options mo;
   mo.how = opt.random ? model::mode::random : model::mode::exhaustive;
   if (opt.random) {
@@ -339,25 +110,12 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     for (const auto& [s, n] : o.outcomes) v.engine.executions += n;
     v.engine.states = o.candidates;
   } else {
-    // Outcome run: no shadow cells, so nothing ends an execution early.
-    v.engine = model::check([&] { return std::make_unique<litmus_scenario>(p, out, nullptr); },
-                            mo);
-    if (v.engine.ok && p.plain_accesses) {
-      // Race run: the same executions with shadow cells; the first race answers it.
-      const std::vector<bool> cells = plain_cells(p);
-      outcomes ignored;
-      model::options ro = mo;
-      ro.stop_on_failure = true;
-      const model::result r = model::check(
-          [&] { return std::make_unique<litmus_scenario>(p, ignored, &cells); }, ro);
-      if (!r.ok && r.kind == "data race") {
-        out.race = true;
-        v.race_message = r.message;
-      } else if (!r.ok) {
-        v.engine.ok = false;
-        v.engine.kind = r.kind;
-        v.engine.message = r.message;
-      }
+    out = lm::run_on_engine(p, mo);
+    v.engine = out.engine;
+    if (!out.race && !out.race_engine.ok) {  // the race run failed otherwise: report that
+      v.engine.ok = false;
+      v.engine.kind = out.race_engine.kind;
+      v.engine.message = out.race_engine.message;
     }
   }
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
