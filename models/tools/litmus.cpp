@@ -231,7 +231,7 @@ std::map<std::string, std::string> read_known_differences(const std::filesystem:
   return known;
 }
 
-// @verifies MC-1
+// @verifies MC-1 MC-8
 // The corpus check (ctest litmus.corpus): every test listed in EXPECTED.tsv
 // (file <TAB> Sometimes|Never|Always <TAB> source) is run exhaustively and its
 // observation must equal the expected one; exploration must be complete.

@@ -533,7 +533,7 @@ int usage() {
 
 }  // namespace
 
-// @verifies MC-1
+// @verifies MC-1 MC-8
 // Differential test: on random small litmus programs the model checker reaches exactly the
 // final states (and, per state, the number of consistent executions) that the brute-force
 // rc11.cat enumeration finds.
