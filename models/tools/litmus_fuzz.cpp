@@ -4,7 +4,7 @@
 //   litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N] [--max-threads N]
 //               [--budget N]
 //               [--no-shrink] [--allow-count-mismatch] [--verbose] [--print] [--out DIR]
-//               [--mutant | --mutant-sc]
+//               [--mutant | --mutant-sc] [--no-plain]
 //
 // Each program is random (2..max-threads threads, 1..3 atomic locations, 1..max-ops ops per
 // thread: load / store / fetch_add / exchange / strong CAS / fence with random orders valid
@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "litmus_parser.hpp"
+#include "litmus_run.hpp"
 #include "pilfer/model/checker.hpp"
 #include "pilfer/sync.hpp"
 #include "rc11_oracle.hpp"
@@ -53,107 +54,10 @@ namespace lm = pilfer::litmus;
 namespace model = pilfer::model;
 using model::checker_sync;
 
-// ---------------------------------------------------------------------------------------------
-// Running a parsed program on the engine. This mirrors litmus_scenario in litmus.cpp (kept
-// there in an anonymous namespace); only atomic locations and the ops the generator emits
-// are needed here.
-// ---------------------------------------------------------------------------------------------
-
-std::memory_order to_std(lm::order o) noexcept {
-  switch (o) {
-    case lm::order::relaxed: return std::memory_order_relaxed;
-    case lm::order::consume: return std::memory_order_acquire;
-    case lm::order::acquire: return std::memory_order_acquire;
-    case lm::order::release: return std::memory_order_release;
-    case lm::order::acq_rel: return std::memory_order_acq_rel;
-    case lm::order::seq_cst: return std::memory_order_seq_cst;
-  }
-  return std::memory_order_seq_cst;
-}
-
 /// --mutant: the engine side runs every access relaxed and drops fences (a deliberately
 /// wrong engine input) so that the fuzzer's ability to find a difference is itself tested.
 /// --mutant-sc: a subtler one, seq_cst runs as acq_rel (the engine's side only).
-bool g_mutant = false;
-bool g_mutant_sc = false;
-
-pilfer::order_site site(lm::order o, const std::string& tag) noexcept {
-  std::memory_order m = to_std(o);
-  if (g_mutant) m = std::memory_order_relaxed;
-  if (g_mutant_sc && m == std::memory_order_seq_cst) m = std::memory_order_acq_rel;
-  return pilfer::order_site{m, tag.c_str()};
-}
-
-class fuzz_scenario final : public model::scenario {
- public:
-  fuzz_scenario(const lm::program& p, std::map<lm::state, std::size_t>& out)
-      : model::scenario(static_cast<unsigned>(p.threads.size())), p_(p), out_(out) {
-    regs_.resize(p.threads.size());
-    for (const auto& l : p.locations)
-      atomics_.push_back(std::make_unique<checker_sync::atomic<lm::value>>(l.init));
-  }
-  void thread(unsigned index) override {
-    view m(*this);
-    regs_[index] = lm::initial_registers(p_, index);
-    lm::run_thread(p_, index, m, regs_[index]);
-  }
-  void after() override {
-    lm::state s;
-    for (const auto& o : p_.observed) {
-      if (o.thread >= 0) {
-        s.push_back(regs_[static_cast<std::size_t>(o.thread)][static_cast<std::size_t>(o.slot)]);
-      } else {
-        // hb-after every thread: coherence makes this the mo-maximal store.
-        s.push_back(atomics_[static_cast<std::size_t>(o.slot)]->load(
-            pilfer::order_site{std::memory_order_relaxed, "fuzz.final"}));
-      }
-    }
-    ++out_[s];
-  }
-
- private:
-  class view final : public lm::memory {
-   public:
-    explicit view(fuzz_scenario& s) : s_(s) {}
-    lm::value load(int loc, lm::order o, const std::string& tag) override {
-      return a(loc).load(site(o, tag));
-    }
-    void store(int loc, lm::value v, lm::order o, const std::string& tag) override {
-      a(loc).store(v, site(o, tag));
-    }
-    lm::value rmw(int loc, lm::rmw_op op, lm::value operand, lm::order o,
-                  const std::string& tag) override {
-      switch (op) {
-        case lm::rmw_op::exchange: return a(loc).exchange(operand, site(o, tag));
-        case lm::rmw_op::add: return a(loc).fetch_add(operand, site(o, tag));
-        default: throw std::logic_error("litmus_fuzz: rmw op not generated");
-      }
-    }
-    bool cas(int loc, lm::value& expected, lm::value desired, lm::order success,
-             lm::order failure, const std::string& tag) override {
-      return a(loc).compare_exchange_strong(expected, desired, site(success, tag),
-                                            site(failure, tag));
-    }
-    void fence(lm::order o, const std::string& tag) override {
-      if (!g_mutant) checker_sync::fence(site(o, tag));
-    }
-    lm::value plain_read(int, const std::string&) override {
-      throw std::logic_error("litmus_fuzz: plain accesses not generated");
-    }
-    void plain_write(int, lm::value, const std::string&) override {
-      throw std::logic_error("litmus_fuzz: plain accesses not generated");
-    }
-
-   private:
-    checker_sync::atomic<lm::value>& a(int loc) { return *s_.atomics_[static_cast<std::size_t>(loc)]; }
-    fuzz_scenario& s_;
-  };
-
-  const lm::program& p_;
-  std::map<lm::state, std::size_t>& out_;
-  std::vector<std::vector<lm::value>> regs_;
-  std::vector<std::unique_ptr<checker_sync::atomic<lm::value>>> atomics_;
-};
+lm::order_mutation g_mutation;
 
 // ---------------------------------------------------------------------------------------------
 // The generator's program representation and its litmus rendering
@@ -171,7 +75,7 @@ struct rng {
   bool chance(unsigned percent) { return below(100) < percent; }
 };
 
-enum class op_kind { load, store, fetch_add, exchange, cas, fence };
+enum class op_kind { load, store, fetch_add, exchange, cas, fence, plain_read, plain_write };
 
 struct op {
   op_kind k = op_kind::load;
@@ -183,8 +87,13 @@ struct op {
   int id = 0;                         // register rID (eID = CAS expected/witness)
   int guard = -1;                     // id of an earlier op whose register is tested, or -1
   lm::value guard_val = 0;
-  bool reads() const { return k != op_kind::store && k != op_kind::fence; }
-  bool writes() const { return k != op_kind::load && k != op_kind::fence; }
+  bool reads() const {
+    return k != op_kind::store && k != op_kind::fence && k != op_kind::plain_write;
+  }
+  bool writes() const {
+    return k != op_kind::load && k != op_kind::fence && k != op_kind::plain_read;
+  }
+  bool plain() const { return k == op_kind::plain_read || k == op_kind::plain_write; }
 };
 
 struct prog {
@@ -211,11 +120,16 @@ std::string render(const prog& p, const std::string& name, const std::string& co
   os << "{";
   for (std::size_t l = 0; l < p.init.size(); ++l) os << " " << loc_names[l] << " = " << p.init[l] << ";";
   os << " }\n\n";
-  std::string params;
-  for (std::size_t l = 0; l < p.init.size(); ++l)
-    params += std::string(l ? ", " : "") + "atomic_int* " + loc_names[l];
   std::vector<std::string> observed;
   for (std::size_t t = 0; t < p.th.size(); ++t) {
+    // A location this thread accesses non-atomically is an `int*` here (mixed access: other
+    // threads may declare it atomic_int*); atomic_* calls stay atomic on either type.
+    std::string params;
+    for (std::size_t l = 0; l < p.init.size(); ++l) {
+      bool plain = false;
+      for (const op& o : p.th[t]) plain = plain || (o.plain() && o.loc == static_cast<int>(l));
+      params += std::string(l ? ", " : "") + (plain ? "int* " : "atomic_int* ") + loc_names[l];
+    }
     os << "P" << t << " (" << params << ") {\n";
     for (const op& o : p.th[t]) {
       if (o.reads()) {
@@ -254,6 +168,12 @@ std::string render(const prog& p, const std::string& name, const std::string& co
           break;
         case op_kind::fence:
           os << "atomic_thread_fence(" << mo(o.o1) << ");";
+          break;
+        case op_kind::plain_read:
+          os << "r" << o.id << " = *" << x << ";";
+          break;
+        case op_kind::plain_write:
+          os << "*" << x << " = " << o.v << ";";
           break;
       }
       os << "\n";
@@ -309,6 +229,7 @@ double oracle_cost(const prog& p) {
 }
 
 struct gen_options {
+  bool plain = true;  // generate mixed atomic / non-atomic programs too
   unsigned min_threads = 2;
   unsigned max_threads = 4;
   unsigned max_ops = 4;
@@ -335,6 +256,9 @@ prog generate(rng& r, const gen_options& g) {
   // Order profile of the program: uniform, or seq_cst-heavy (SC shapes such as SB/IRIW/RWC
   // need several SC accesses at once; under uniform orders they are rare).
   const unsigned sc_percent = r.chance(40) ? 70 : 0;
+  // Mixed programs: some accesses are non-atomic (data races are then possible, flagged by
+  // both sides and compared; every outcome is still listed).
+  const unsigned plain_percent = g.plain && r.chance(30) ? 25 : 0;
   auto pick_order = [&](const auto& orders) {
     if (r.chance(sc_percent)) return lm::order::seq_cst;
     return orders[r.below(static_cast<unsigned>(std::size(orders)))];
@@ -378,6 +302,12 @@ prog generate(rng& r, const gen_options& g) {
         o.k = op_kind::fence;
         o.loc = 0;
         o.o1 = pick_order(fence_orders);
+      }
+      if (o.k != op_kind::fence && r.chance(plain_percent)) {
+        const bool w = o.writes();
+        o.k = w ? op_kind::plain_write : op_kind::plain_read;
+        if (w) o.v = fresh(o.loc);
+        o.o1 = lm::order::relaxed;
       }
       if (o.writes() && o.k != op_kind::fetch_add) written[static_cast<std::size_t>(o.loc)].push_back(o.v);
       // Optional guard on an earlier register of this thread.
@@ -432,7 +362,10 @@ struct comparison {
   lm::oracle_result orc;
   double engine_s = 0, oracle_s = 0;
   std::vector<lm::state> missing, extra;  // oracle-only / engine-only states
+  bool engine_race = false;
+  bool race_known_over_report = false;  // engine-only race of the documented kind (below)
   bool set_mismatch() const { return !error.empty() || !missing.empty() || !extra.empty(); }
+  bool race_mismatch() const { return engine_race != orc.data_race && !race_known_over_report; }
   bool count_mismatch() const { return engine != oracle; }
 };
 
@@ -450,7 +383,10 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
   model::options mo;
   mo.model = model::memory_model::rc11;  // the oracle transcribes herd7's rc11.cat
   mo.stop_on_failure = false;
-  c.er = model::check([&] { return std::make_unique<fuzz_scenario>(p, c.engine); }, mo);
+  lm::engine_run run = lm::run_on_engine(p, mo, g_mutation);
+  c.er = run.engine;
+  c.engine = std::move(run.counts);
+  c.engine_race = run.race;
   auto t1 = std::chrono::steady_clock::now();
   c.orc = lm::rc11_oracle(p);
   auto t2 = std::chrono::steady_clock::now();
@@ -459,7 +395,34 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
   c.oracle_s = std::chrono::duration<double>(t2 - t1).count();
   if (!c.er.ok) c.error = "engine: " + c.er.kind + ": " + c.er.message;
   else if (!c.er.complete) c.error = "engine: exploration incomplete";
-  else if (c.orc.truncated || c.orc.data_race) c.error = "oracle: truncated or racy";
+  else if (c.orc.truncated) c.error = "oracle: truncated";
+  else if (!run.race && !run.race_engine.ok)
+    c.error = "engine race run: " + run.race_engine.kind + ": " + run.race_engine.message;
+  // litmus_run.cpp places an RMW/CAS's write shadow on one side of the access, so a plain
+  // access ordered with it only through that RMW's own acquire/release is reported as a
+  // race (documented there and in models/litmus/known-differences.tsv). An engine-only race
+  // in a program with an RMW on a non-atomically accessed cell is counted as that case.
+  if (c.engine_race && !c.orc.data_race) {
+    const std::vector<bool> plain = [&] {
+      std::vector<bool> v(p.locations.size(), false);
+      auto walk = [&](auto&& self, const lm::stmt& st) -> void {
+        if (st.k == lm::stmt::kind::plain_write) v[static_cast<std::size_t>(st.loc)] = true;
+        if (st.a && st.a->k == lm::expr::kind::plain_read) v[static_cast<std::size_t>(st.a->loc)] = true;
+        for (const auto& b : st.body) self(self, *b);
+      };
+      for (const auto& t : p.threads) walk(walk, *t.body);
+      return v;
+    }();
+    bool rmw_on_plain = false;
+    auto walk = [&](auto&& self, const lm::stmt& st) -> void {
+      if (st.a && (st.a->k == lm::expr::kind::rmw || st.a->k == lm::expr::kind::cas) &&
+          plain[static_cast<std::size_t>(st.a->loc)])
+        rmw_on_plain = true;
+      for (const auto& b : st.body) self(self, *b);
+    };
+    for (const auto& t : p.threads) walk(walk, *t.body);
+    c.race_known_over_report = rmw_on_plain;
+  }
   for (const auto& [s, n] : c.oracle)
     if (!c.engine.count(s)) c.missing.push_back(s);
   for (const auto& [s, n] : c.engine)
@@ -486,10 +449,11 @@ std::string default_condition(const prog& p) {
 }
 
 /// The failure class a shrink step must preserve.
-enum class failure { none, sets, counts };
+enum class failure { none, sets, races, counts };
 
 failure classify(const comparison& c, bool counts_fail) {
   if (c.set_mismatch()) return failure::sets;
+  if (c.race_mismatch()) return failure::races;
   if (counts_fail && c.count_mismatch()) return failure::counts;
   return failure::none;
 }
@@ -564,13 +528,13 @@ int usage() {
   std::cerr << "usage: litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N]\n"
                "                   [--max-threads N] [--budget N] [--no-shrink]\n"
                "                   [--allow-count-mismatch] [--verbose] [--print] [--out DIR]\n"
-               "                   [--mutant | --mutant-sc]\n";
+               "                   [--mutant | --mutant-sc] [--no-plain]\n";
   return 2;
 }
 
 }  // namespace
 
-// @verifies MC-1
+// @verifies MC-1 MC-8
 // Differential test: on random small litmus programs the model checker reaches exactly the
 // final states (and, per state, the number of consistent executions) that the brute-force
 // rc11.cat enumeration finds.
@@ -597,8 +561,9 @@ int main(int argc, char** argv) {
       else if (a == "--allow-count-mismatch") opt.counts_fail = false;
       else if (a == "--verbose" || a == "-v") opt.verbose = true;
       else if (a == "--print") opt.print = true;
-      else if (a == "--mutant") g_mutant = true;
-      else if (a == "--mutant-sc") g_mutant_sc = true;
+      else if (a == "--mutant") g_mutation.all_relaxed = g_mutation.drop_fences = true;
+      else if (a == "--mutant-sc") g_mutation.sc_as_acq_rel = true;
+      else if (a == "--no-plain") opt.g.plain = false;
       else if (auto n = value_of("--min-threads")) opt.g.min_threads = static_cast<unsigned>(std::stoul(*n));
       else return usage();
     } catch (const std::exception&) {
@@ -615,7 +580,8 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   rng r{opt.seed};
-  std::size_t set_fail = 0, count_fail = 0, rejected = 0, execs = 0, total_events = 0;
+  std::size_t set_fail = 0, count_fail = 0, race_fail = 0, race_known = 0, racy = 0, rejected = 0,
+              execs = 0, total_events = 0;
   std::vector<double> times;
   double slowest_s = -1, engine_total = 0, oracle_total = 0;
   std::string slowest;
@@ -650,12 +616,18 @@ int main(int argc, char** argv) {
       std::size_t oe = 0;
       for (const auto& [s, n] : c.oracle) oe += n;
       std::printf("[%zu] %s: engine %zu states / %zu execs (%.3fs), oracle %zu states / %zu execs"
-                  " (%zu candidates, %.3fs)%s%s\n",
+                  " (%zu candidates, %.3fs)%s%s%s\n",
                   i, name.c_str(), c.engine.size(), c.er.executions, c.engine_s, c.oracle.size(),
                   oe, c.orc.candidates, c.oracle_s, c.set_mismatch() ? " OUTCOME-SET MISMATCH" : "",
-                  c.count_mismatch() ? " COUNT MISMATCH" : "");
+                  c.count_mismatch() ? " COUNT MISMATCH" : "",
+                  c.race_mismatch() ? (c.engine_race ? " RACE MISMATCH (engine only)"
+                                                     : " RACE MISMATCH (oracle only)")
+                                    : "");
     }
+    if (c.orc.data_race) ++racy;
+    if (c.race_known_over_report) ++race_known;
     if (c.set_mismatch()) ++set_fail;
+    else if (c.race_mismatch()) ++race_fail;
     else if (c.count_mismatch()) ++count_fail;
     if (f == failure::none && !(c.count_mismatch() && opt.verbose)) continue;
     if (!c.error.empty()) std::printf("  %s\n", c.error.c_str());
@@ -679,7 +651,9 @@ int main(int argc, char** argv) {
     std::string cond = default_condition(small);
     if (!sc.missing.empty()) cond = as_condition(sp, sc.missing.front());
     else if (!sc.extra.empty()) cond = as_condition(sp, sc.extra.front());
-    const std::string comment = std::string(f == failure::sets ? "outcome sets differ" : "execution counts differ") +
+    const std::string comment = std::string(f == failure::sets    ? "outcome sets differ"
+                                            : f == failure::races ? "data-race flags differ"
+                                                                  : "execution counts differ") +
                                 " (engine vs rc11_oracle); litmus_fuzz seed=" + std::to_string(opt.seed) +
                                 " program " + std::to_string(i) +
                                 (opt.do_shrink && f != failure::none ? ", shrunk" : "");
@@ -697,13 +671,15 @@ int main(int argc, char** argv) {
   for (const auto& [t, n] : by_threads) std::printf(" %zux%zu", n, t);
   std::printf("), ops %zu, engine executions %zu, over-budget regenerated %zu\n", total_events, execs,
               rejected);
-  std::printf("outcome-set mismatches %zu, execution-count mismatches %zu\n", set_fail, count_fail);
+  std::printf("outcome-set mismatches %zu, execution-count mismatches %zu, race-flag mismatches %zu"
+              " (racy programs %zu; engine-only races of the documented RMW kind %zu)\n",
+              set_fail, count_fail, race_fail, racy, race_known);
   std::printf("time total %.2fs (engine %.2fs, oracle %.2fs), per program median %.4fs p99 %.4fs"
               " max %.4fs\n", total, engine_total, oracle_total, pct(0.5), pct(0.99), pct(1.0));
   std::printf("slowest %s\n", slowest.c_str());
   std::printf("seed=%llu\n", static_cast<unsigned long long>(opt.seed));
-  const bool failed = set_fail > 0 || (opt.counts_fail && count_fail > 0);
-  if (g_mutant || g_mutant_sc) {
+  const bool failed = set_fail > 0 || race_fail > 0 || (opt.counts_fail && count_fail > 0);
+  if (g_mutation.all_relaxed || g_mutation.sc_as_acq_rel) {
     // The mutant run passes iff the weakened engine was caught (outcome sets differ).
     std::printf("mutant: %s\n", set_fail > 0 ? "caught" : "NOT caught");
     return set_fail > 0 ? 0 : 1;

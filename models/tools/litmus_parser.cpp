@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,7 +13,7 @@
 namespace pilfer::litmus {
 
 parse_error::parse_error(int line, int column, const std::string& what)
-    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": " + what),
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": error: " + what),
       line_(line),
       column_(column) {}
 
@@ -200,7 +201,7 @@ bool is_type_word(const std::string& s) {
       "atomic_ullong", "atomic_short", "atomic_ushort", "atomic_char", "atomic_bool",
       "atomic_intptr_t", "atomic_uintptr_t", "atomic_size_t", "intptr_t", "uintptr_t",
       "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-      "uint64_t", "bool", "_Bool", "__int128_t", "__int128"};
+      "uint64_t", "bool", "_Bool", "__int128_t", "__int128", "__uint128_t", "__uint128"};
   return words.count(s) != 0;
 }
 bool is_atomic_type_word(const std::string& s) {
@@ -248,7 +249,9 @@ std::optional<call_spec> lookup_call(const std::string& n) {
   return c;
 }
 
-std::optional<order> lookup_order(const std::string& n) {
+std::optional<order> lookup_order(std::string n) {
+  // CppMem's shorthands: mo_relaxed ... mo_seq_cst.
+  if (n.rfind("mo_", 0) == 0) n = "memory_order_" + n.substr(3);
   if (n == "memory_order_relaxed") return order::relaxed;
   if (n == "memory_order_consume") return order::consume;
   if (n == "memory_order_acquire") return order::acquire;
@@ -262,7 +265,20 @@ class parser {
  public:
   explicit parser(const std::string& src) : src_(src), lex_(src) {}
 
+  /// run(), with every failure turned into a parse_error at the current token.
+  program run_checked() {
+    try {
+      return run();
+    } catch (const parse_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (toks_.empty()) throw parse_error(1, 1, std::string("cannot parse: ") + e.what());
+      fail(std::string("cannot parse: ") + e.what());
+    }
+  }
+
   program run() {
+    if (is_cppmem(src_)) return run_cppmem();
     // LKMM-style tests (READ_ONCE, smp_*) pass plain `int*` parameters and
     // mark every shared access: treat those locations as atomic.
     lkmm_ = src_.find("READ_ONCE") != std::string::npos ||
@@ -316,6 +332,20 @@ class parser {
     }
   }
 
+  /// Bounds the recursion of the descent parser (deeply nested input is an error, not a
+  /// stack overflow).
+  struct depth_guard {
+    parser& ps;
+    explicit depth_guard(parser& p) : ps(p) {
+      if (++ps.depth_ > max_depth) ps.fail("nesting deeper than " + std::to_string(max_depth));
+    }
+    ~depth_guard() { --ps.depth_; }
+    depth_guard(const depth_guard&) = delete;
+    depth_guard& operator=(const depth_guard&) = delete;
+  };
+  static constexpr int max_depth = 200;
+  int depth_ = 0;
+
   // -- token helpers
   const token& cur() const { return toks_[i_]; }
   const token& peek_tok(std::size_t k = 1) const {
@@ -361,6 +391,17 @@ class parser {
     const value v = next().num;
     return neg ? static_cast<value>(0ull - static_cast<std::uint64_t>(v)) : v;
   }
+  /// The N of "PN" / "N:" (digits only; at most max_threads - 1).
+  unsigned thread_number(const token& at, const std::string& digits) const {
+    if (digits.empty() || digits.size() > 3 ||
+        digits.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(digits) >= max_threads)
+      fail_at(at, "thread number must be 0.." + std::to_string(max_threads - 1) + ", found '" +
+                      digits + "'");
+    return static_cast<unsigned>(std::stoul(digits));
+  }
+  static constexpr unsigned max_threads = 16;  // the model checker's limit
+
   static bool is_thread_name(const std::string& s) {
     if (s.size() < 2 || s[0] != 'P') return false;
     for (std::size_t k = 1; k < s.size(); ++k)
@@ -412,15 +453,53 @@ class parser {
         pending_reg_init_.push_back({at, tid[0] == 'P' ? tid.substr(1) : tid, reg, v});
       } else {
         bool bracket = accept("[");
+        const token nt = cur();
         const std::string n = expect_ident("a location name");
         if (bracket) expect("]");
+        value size = 1;
+        const bool array = !bracket && accept("[");
+        if (array) {
+          size = expect_value();
+          expect("]");
+          if (size < 1 || size > max_array)
+            fail_at(nt, "array size must be 1.." + std::to_string(max_array));
+        }
         const int k = location_index(n, atomic || !typed, typed);
+        if (array) declare_array(nt, k, static_cast<int>(size), atomic || !typed);
         if (accept("=")) {
-          if (cur().k == token::kind::ident) fail("pointer-valued locations are not supported");
-          p_.locations[k].init = expect_value();
+          if (accept("{")) {
+            if (!array) fail("a '{...}' initialiser needs an array ('int " + n + "[N]')");
+            for (int e = 0; !accept("}"); ++e) {
+              if (e >= size) fail("too many initialisers for '" + n + "'");
+              p_.locations[static_cast<std::size_t>(k + e)].init = expect_value();
+              if (!accept(",") && !is_punct("}")) fail("expected ',' or '}' in the initialiser");
+            }
+          } else {
+            if (cur().k == token::kind::ident || is_punct("&"))
+              fail("pointer-valued locations are not supported");
+            p_.locations[static_cast<std::size_t>(k)].init = expect_value();
+          }
         }
       }
       if (!accept(";") && !is_punct("}")) fail("expected ';' or '}' in the init block");
+    }
+  }
+
+  static constexpr value max_array = 64;
+
+  /// Make location k element 0 of an array of `size` cells "n", "n[1]", ...
+  void declare_array(const token& at, int k, int size, bool atomic) {
+    auto& base = p_.locations[static_cast<std::size_t>(k)];
+    if (base.array_size != 1 || base.array_base != -1)
+      fail_at(at, "array '" + base.name + "' declared twice");
+    if (static_cast<std::size_t>(k) + 1 != p_.locations.size())
+      fail_at(at, "array '" + base.name + "' must be declared before other uses");
+    const std::string n = base.name;
+    for (int e = 0; e < size; ++e) {
+      if (e > 0) p_.locations.push_back(location{n + "[" + std::to_string(e) + "]", 0, atomic});
+      auto& l = p_.locations[static_cast<std::size_t>(k + e)];
+      l.array_base = k;
+      l.array_size = size;
     }
   }
 
@@ -429,13 +508,14 @@ class parser {
     const token name_tok = next();
     thread_code t;
     t.name = name_tok.text;
-    t.id = static_cast<unsigned>(std::stoul(name_tok.text.substr(1)));
+    t.id = thread_number(name_tok, name_tok.text.substr(1));
     for (const auto& other : p_.threads)
       if (other.id == t.id) fail_at(name_tok, "thread " + t.name + " defined twice");
     if (t.id != p_.threads.size())
       fail_at(name_tok, "threads must be numbered P0, P1, ... in order; found " + t.name);
     expect("(");
     params_.clear();
+    param_atomic_.clear();
     if (!is_punct(")")) {
       for (;;) {
         bool atomic = false;
@@ -450,7 +530,9 @@ class parser {
         while (cur().k == token::kind::ident && (cur().text == "volatile" || cur().text == "const"))
           next();
         const std::string n = expect_ident("a parameter name");
+        if (params_.count(n)) fail("parameter '" + n + "' declared twice");
         params_[n] = location_index(n, atomic || lkmm_, true);
+        param_atomic_[n] = atomic || lkmm_;
         if (!accept(",")) break;
       }
     }
@@ -517,6 +599,7 @@ class parser {
   }
 
   void read_statement(std::vector<stmt_ptr>& out) {
+    const depth_guard guard(*this);
     const token at = cur();
     if (accept(";")) return;
     if (is_punct("{")) {
@@ -570,15 +653,23 @@ class parser {
       expect(";");
       return;
     }
-    // *x = e;  or *x op= e;
-    if (is_punct("*") || (is_punct("(") && peek_tok().k == token::kind::punct &&
-                          peek_tok().text == "*" && is_deref_store())) {
-      const bool paren = accept("(");
-      expect("*");
-      const token lt = cur();
-      const std::string n = expect_ident("a location");
-      if (paren) expect(")");
-      const int loc = location_ref(lt, n);
+    // *x = e;  *(x+e) = e;  x[e] = e;  or with op=
+    const bool indexed = cur().k == token::kind::ident && find_local(cur().text) < 0 &&
+                         peek_tok().k == token::kind::punct && peek_tok().text == "[";
+    if (is_punct("*") || indexed ||
+        (is_punct("(") && peek_tok().k == token::kind::punct && peek_tok().text == "*" &&
+         is_deref_store())) {
+      address ad;
+      if (indexed) {
+        ad = read_indexed();
+      } else {
+        const bool paren = accept("(");
+        expect("*");
+        ad = read_pointer();
+        if (paren) expect(")");
+      }
+      const int loc = ad.loc;
+      const std::string& n = p_.locations[static_cast<std::size_t>(loc)].name;
       std::string op;
       if (!accept("=")) {
         for (const char* c : {"+=", "-=", "|=", "&=", "^="})
@@ -588,23 +679,52 @@ class parser {
       }
       expr_ptr rhs = read_assign_rhs();
       if (!op.empty()) {
-        auto lhs = make_deref(at, loc);
+        auto lhs = make_deref(at, address{loc, clone(ad.off.get()), ad.atomic});
         rhs = make_binary(op, std::move(lhs), std::move(rhs));
       }
       auto s = std::make_unique<stmt>();
       s->loc = loc;
+      s->off = std::move(ad.off);
       s->a = std::move(rhs);
-      if (p_.locations[loc].atomic) {
+      if (ad.atomic) {
         s->k = stmt::kind::store;
         s->ord1 = order::seq_cst;
         s->tag = tag_at(at, "store " + n);
       } else {
         s->k = stmt::kind::plain_write;
         s->tag = tag_at(at, "write " + n);
+        p_.plain_accesses = true;
       }
       expect(";");
       out.push_back(std::move(s));
       return;
+    }
+    if (cppmem_ && cur().k == token::kind::ident && find_local(cur().text) < 0 &&
+        peek_tok().k == token::kind::punct && peek_tok().text == "=") {
+      const token nt = cur();
+      if (params_.count(nt.text)) {
+        // CppMem: `y = e;` writes a shared variable (a seq_cst store if it is atomic).
+        next();
+        next();
+        const int loc = params_.at(nt.text);
+        auto s = std::make_unique<stmt>();
+        s->loc = loc;
+        s->a = read_assign_rhs();
+        if (deref_atomic(nt.text, loc)) {
+          s->k = stmt::kind::store;
+          s->tag = tag_at(at, "store " + nt.text);
+        } else {
+          s->k = stmt::kind::plain_write;
+          s->tag = tag_at(at, "write " + nt.text);
+          p_.plain_accesses = true;
+        }
+        expect(";");
+        out.push_back(std::move(s));
+        return;
+      }
+      // CppMem: the first assignment of an undeclared name declares a register.
+      if (!is_type_word(nt.text) && lookup_call(nt.text) == std::nullopt)
+        (void)declare_local(nt, nt.text);
     }
     // r = e;  r op= e;  r++;
     if (cur().k == token::kind::ident && peek_tok().k == token::kind::punct &&
@@ -679,17 +799,115 @@ class parser {
     e->b = std::move(b);
     return e;
   }
-  expr_ptr make_deref(const token& at, int loc) {
+  /// An address: location `loc` plus an optional element offset; `atomic` says how `*p`
+  /// accesses it (the declared type of the pointer in this thread).
+  struct address {
+    int loc = -1;
+    expr_ptr off;
+    bool atomic = true;
+  };
+
+  static expr_ptr clone(const expr* e) {
+    if (!e) return nullptr;
+    auto c = std::make_unique<expr>();
+    c->k = e->k;
+    c->v = e->v;
+    c->index = e->index;
+    c->loc = e->loc;
+    c->op = e->op;
+    c->rop = e->rop;
+    c->ord1 = e->ord1;
+    c->ord2 = e->ord2;
+    c->a = clone(e->a.get());
+    c->b = clone(e->b.get());
+    c->off = clone(e->off.get());
+    c->exp_loc = e->exp_loc;
+    c->exp_off = clone(e->exp_off.get());
+    c->readsvalue = e->readsvalue;
+    c->tag = e->tag;
+    return c;
+  }
+
+  /// How `*name` accesses the location: the pointer type of the parameter in this thread,
+  /// else the init block's declaration.
+  bool deref_atomic(const std::string& n, int loc) const {
+    auto f = param_atomic_.find(n);
+    if (f != param_atomic_.end()) return f->second;
+    return p_.locations[static_cast<std::size_t>(loc)].atomic;
+  }
+
+  /// A pointer expression: `x`, `x + e`, `e + x`?  (only `x`, `x + e`, `x - e`, `(x + e)`)
+  address read_pointer() {
+    const depth_guard guard(*this);
+    address ad;
+    if (accept("(")) {
+      ad = read_pointer();
+      expect(")");
+    } else {
+      const token lt = cur();
+      const std::string n = expect_ident("a location");
+      ad.loc = location_ref(lt, n);
+      ad.atomic = deref_atomic(n, ad.loc);
+    }
+    while (is_punct("+") || is_punct("-")) {
+      const std::string op = next().text;
+      auto rhs = read_binary(precedence("+") + 1);
+      ad.off = ad.off ? make_binary(op, std::move(ad.off), std::move(rhs))
+                      : (op == "+" ? std::move(rhs) : make_unary("-", std::move(rhs)));
+    }
+    return ad;
+  }
+  /// `x[e]` as an lvalue / value.
+  address read_indexed() {
+    const token lt = cur();
+    const std::string n = expect_ident("a location");
+    address ad;
+    ad.loc = location_ref(lt, n);
+    ad.atomic = deref_atomic(n, ad.loc);
+    expect("[");
+    ad.off = read_expr();
+    expect("]");
+    return ad;
+  }
+  /// An address argument of a call: `x`, `&x`, `&x[e]`, `x + e`, `*x` (LKMM), `(x)`.
+  address read_address() {
+    if (accept("&")) {
+      const token lt = cur();
+      if (cur().k == token::kind::ident && find_local(cur().text) >= 0)
+        fail_at(lt, "'&" + cur().text + "': a local variable is not a shared location");
+      if (peek_tok().k == token::kind::punct && peek_tok().text == "[") return read_indexed();
+      if (is_punct("(")) return read_pointer();
+      const std::string n = expect_ident("a location");
+      address ad;
+      ad.loc = location_ref(lt, n);
+      ad.atomic = deref_atomic(n, ad.loc);
+      return ad;
+    }
+    accept("*");
+    return read_pointer();
+  }
+
+  static expr_ptr make_unary(const std::string& op, expr_ptr a) {
     auto e = std::make_unique<expr>();
-    e->loc = loc;
-    const std::string& n = p_.locations[loc].name;
-    if (p_.locations[loc].atomic) {
+    e->k = expr::kind::unary;
+    e->op = op;
+    e->a = std::move(a);
+    return e;
+  }
+
+  expr_ptr make_deref(const token& at, address ad) {
+    auto e = std::make_unique<expr>();
+    e->loc = ad.loc;
+    e->off = std::move(ad.off);
+    const std::string& n = p_.locations[static_cast<std::size_t>(ad.loc)].name;
+    if (ad.atomic) {
       e->k = expr::kind::load;
       e->ord1 = order::seq_cst;
       e->tag = tag_at(at, "load " + n);
     } else {
       e->k = expr::kind::plain_read;
       e->tag = tag_at(at, "read " + n);
+      p_.plain_accesses = true;
     }
     return e;
   }
@@ -719,6 +937,7 @@ class parser {
   }
 
   expr_ptr read_unary() {
+    const depth_guard guard(*this);
     const token at = cur();
     if (is_punct("!") || is_punct("-") || is_punct("~") || is_punct("+")) {
       const std::string op = next().text;
@@ -728,11 +947,7 @@ class parser {
       e->a = read_unary();
       return e;
     }
-    if (accept("*")) {
-      const token lt = cur();
-      const std::string n = expect_ident("a location after '*'");
-      return make_deref(at, location_ref(lt, n));
-    }
+    if (accept("*")) return make_deref(at, read_pointer());
     if (accept("(")) {
       // Casts like (int) are skipped.
       if (cur().k == token::kind::ident && is_type_word(cur().text)) {
@@ -749,6 +964,19 @@ class parser {
       if (is_ident("true")) { next(); return make_const(1); }
       if (is_ident("false")) { next(); return make_const(0); }
       if (peek_tok().k == token::kind::punct && peek_tok().text == "(") return read_call();
+      if (find_local(cur().text) < 0 && peek_tok().k == token::kind::punct &&
+          peek_tok().text == "[")
+        return make_deref(at, read_indexed());
+      if (cppmem_ && find_local(cur().text) < 0 && params_.count(cur().text)) {
+        // CppMem: a shared variable is used by name (x.load(), or `y` for a plain read).
+        const token lt = next();
+        const int loc = params_.at(lt.text);
+        if (is_punct(".")) return read_member_call(at, loc);
+        address ad;
+        ad.loc = loc;
+        ad.atomic = deref_atomic(lt.text, loc);
+        return make_deref(at, std::move(ad));
+      }
       const std::string n = next().text;
       const int slot = find_local(n);
       if (slot >= 0) return make_local(slot);
@@ -760,13 +988,10 @@ class parser {
          (cur().k == token::kind::end ? std::string("end of file") : cur().text) + "'");
   }
 
-  int read_loc_arg() {
-    if (!accept("&")) accept("*");  // x, &x and *x (LKMM style) all name location x
-    const bool paren = accept("(");
-    const token lt = cur();
-    const std::string n = expect_ident("a location argument");
-    if (paren) expect(")");
-    return location_ref(lt, n);
+  int read_loc_arg(expr_ptr& off) {
+    address ad = read_address();  // x, &x, *x (LKMM style), x+e, &x[e]
+    off = std::move(ad.off);
+    return ad.loc;
   }
   order read_order() {
     const token at = cur();
@@ -798,54 +1023,57 @@ class parser {
       }
       case w::load: {
         e->k = expr::kind::load;
-        e->loc = read_loc_arg();
+        e->loc = read_loc_arg(e->off);
         e->ord1 = spec->fixed;
         if (spec->explicit_orders) { expect(","); e->ord1 = read_order(); }
         expect(")");
-        e->tag = tag_at(at, "load " + p_.locations[e->loc].name);
-        if (!p_.locations[e->loc].atomic)
-          fail_at(at, "'" + at.text + "' on non-atomic location '" +
-                      p_.locations[e->loc].name + "' (declare it atomic_int*)");
+        e->tag = tag_at(at, "load " + p_.locations[static_cast<std::size_t>(e->loc)].name);
         return e;
       }
       case w::store: {
         auto s = std::make_unique<stmt>();
         s->k = stmt::kind::store;
-        s->loc = read_loc_arg();
+        s->loc = read_loc_arg(s->off);
         expect(",");
         s->a = read_assign_rhs();
         s->ord1 = spec->fixed;
         if (spec->explicit_orders) { expect(","); s->ord1 = read_order(); }
         expect(")");
-        s->tag = tag_at(at, "store " + p_.locations[s->loc].name);
-        if (!p_.locations[s->loc].atomic)
-          fail_at(at, "'" + at.text + "' on non-atomic location '" +
-                      p_.locations[s->loc].name + "' (declare it atomic_int*)");
+        s->tag = tag_at(at, "store " + p_.locations[static_cast<std::size_t>(s->loc)].name);
         pending_stmt_ = std::move(s);
         return make_const(0);
       }
       case w::rmw: {
         e->k = expr::kind::rmw;
         e->rop = spec->op;
-        e->loc = read_loc_arg();
+        e->loc = read_loc_arg(e->off);
         expect(",");
         e->a = read_assign_rhs();
         if (spec->explicit_orders) { expect(","); e->ord1 = read_order(); }
         expect(")");
-        e->tag = tag_at(at, at.text.substr(7) + " " + p_.locations[e->loc].name);
-        if (!p_.locations[e->loc].atomic)
-          fail_at(at, "'" + at.text + "' on non-atomic location");
+        e->tag = tag_at(at, at.text.substr(7) + " " +
+                                p_.locations[static_cast<std::size_t>(e->loc)].name);
         return e;
       }
       case w::cas: {
         e->k = expr::kind::cas;
-        e->loc = read_loc_arg();
+        e->loc = read_loc_arg(e->off);
         expect(",");
-        expect("&");
-        const token rt = cur();
-        const std::string r = expect_ident("the expected-value variable");
-        e->index = find_local(r);
-        if (e->index < 0) fail_at(rt, "'" + r + "' must be a local int (the expected value)");
+        // `expected`: &local, or a pointer to a shared location (read and, on failure,
+        // written non-atomically, as C11 specifies for the expected object).
+        if (is_punct("&") && peek_tok().k == token::kind::ident &&
+            find_local(peek_tok().text) >= 0) {
+          next();
+          e->index = find_local(next().text);
+        } else {
+          const token rt = cur();
+          if (rt.k == token::kind::ident && find_local(rt.text) >= 0)
+            fail_at(rt, "'" + rt.text + "' is a local int; pass its address '&" + rt.text + "'");
+          address ad = read_address();
+          e->exp_loc = ad.loc;
+          e->exp_off = std::move(ad.off);
+          p_.plain_accesses = true;
+        }
         expect(",");
         e->a = read_assign_rhs();
         if (spec->explicit_orders) {
@@ -855,8 +1083,7 @@ class parser {
           e->ord2 = read_order();
         }
         expect(")");
-        e->tag = tag_at(at, "cas " + p_.locations[e->loc].name);
-        if (!p_.locations[e->loc].atomic) fail_at(at, "CAS on non-atomic location");
+        e->tag = tag_at(at, "cas " + p_.locations[static_cast<std::size_t>(e->loc)].name);
         return e;
       }
     }
@@ -876,6 +1103,18 @@ class parser {
         continue;
       }
       if (is_ident("filter")) fail("'filter' clauses are not supported");
+      if (is_ident("regions") && peek_tok().k == token::kind::punct && peek_tok().text == ":") {
+        // herd's memory-region tags (`regions: x:PROP`) do not change C semantics: skipped.
+        next();
+        next();
+        while (cur().k == token::kind::ident && peek_tok().k == token::kind::punct &&
+               peek_tok().text == ":" && peek_tok(2).k == token::kind::ident) {
+          next();
+          next();
+          next();
+        }
+        continue;
+      }
       break;
     }
     const token at = cur();
@@ -949,7 +1188,7 @@ class parser {
       next();
       const token rt = cur();
       const std::string reg = expect_ident("a register name");
-      const unsigned t = static_cast<unsigned>(std::stoul(tid));
+      const unsigned t = thread_number(at, tid);
       if (t >= p_.threads.size()) fail_at(at, "no thread P" + tid);
       const auto& locals = p_.threads[t].locals;
       int slot = -1;
@@ -963,7 +1202,13 @@ class parser {
       const bool bracket = accept("[");
       const bool star = !bracket && accept("*");
       (void)star;
-      const std::string n = expect_ident("a location or T:register");
+      std::string n = expect_ident("a location or T:register");
+      if (is_punct("[")) {
+        next();
+        const value e = expect_value();
+        expect("]");
+        if (e != 0) n += "[" + std::to_string(e) + "]";
+      }
       if (bracket) expect("]");
       int k = p_.find_location(n);
       if (k < 0) {
@@ -1015,6 +1260,7 @@ class parser {
     return a;
   }
   prop_ptr read_not(std::string& text) {
+    const depth_guard guard(*this);
     if (accept("~") || accept("!") || (is_ident("not") && (next(), true))) {
       std::string inner;
       auto n = std::make_unique<prop>();
@@ -1058,7 +1304,7 @@ class parser {
  public:
   void apply_register_inits() {
     for (const auto& pi : pending_reg_init_) {
-      const unsigned t = static_cast<unsigned>(std::stoul(pi.tid));
+      const unsigned t = thread_number(pi.at, pi.tid);
       if (t >= p_.threads.size()) fail_at(pi.at, "no thread P" + pi.tid);
       auto& th = p_.threads[t];
       bool found = false;
@@ -1072,6 +1318,199 @@ class parser {
   }
 
  private:
+  // ---------------------------------------------------------------- CppMem
+  // int main() { atomic_int x = 0; int y = 0;
+  //   {{{ { x.store(1, mo_release); } ||| { r1 = x.load(mo_acquire).readsvalue(1); } }}}
+  //   return 0; }
+  // Variables declared before `{{{` are the shared locations (atomic_* types atomic, others
+  // plain); identifiers first assigned inside a thread are that thread's registers.
+
+  static bool is_cppmem(const std::string& src) {
+    lexer l(src);
+    l.skip_space();
+    const std::size_t at = l.pos();
+    return src.compare(at, 3, "int") == 0 && src.find("main", at) != std::string::npos &&
+           src.find("{{{") != std::string::npos &&
+           src.find_first_not_of(" \t\r\n", at + 3) == src.find("main", at);
+  }
+
+  bool at_par_open() const {
+    return is_punct("{") && peek_tok().k == token::kind::punct && peek_tok().text == "{" &&
+           peek_tok(2).k == token::kind::punct && peek_tok(2).text == "{";
+  }
+  bool at_par_sep() const {
+    return is_punct("||") && peek_tok().k == token::kind::punct && peek_tok().text == "|";
+  }
+  bool at_par_close() const {
+    return is_punct("}") && peek_tok().k == token::kind::punct && peek_tok().text == "}" &&
+           peek_tok(2).k == token::kind::punct && peek_tok(2).text == "}";
+  }
+
+  program run_cppmem() {
+    cppmem_ = true;
+    p_.cppmem = true;
+    p_.name = "main";
+    toks_ = lex_.run(0);
+    if (!is_ident("int")) fail("expected 'int main()'");
+    next();
+    if (!is_ident("main")) fail("expected 'main'");
+    next();
+    expect("(");
+    if (is_ident("void")) next();
+    expect(")");
+    expect("{");
+    // Shared declarations.
+    while (cur().k == token::kind::ident && is_type_word(cur().text)) {
+      bool atomic = false;
+      while (cur().k == token::kind::ident && is_type_word(cur().text)) {
+        atomic = atomic || is_atomic_type_word(cur().text);
+        next();
+      }
+      for (;;) {
+        const token nt = cur();
+        const std::string n = expect_ident("a variable name");
+        if (p_.find_location(n) >= 0) fail_at(nt, "'" + n + "' declared twice");
+        const int k = location_index(n, atomic, true);
+        if (accept("=")) {
+          p_.locations[static_cast<std::size_t>(k)].init = expect_value();
+        } else if (accept("(")) {
+          p_.locations[static_cast<std::size_t>(k)].init = expect_value();
+          expect(")");
+        }
+        if (!accept(",")) break;
+      }
+      expect(";");
+    }
+    if (!at_par_open()) fail("expected '{{{' (CppMem's parallel composition)");
+    next();
+    next();
+    next();
+    for (;;) {
+      thread_code t;
+      t.id = static_cast<unsigned>(p_.threads.size());
+      t.name = "P" + std::to_string(t.id);
+      if (t.id >= 16) fail("at most 16 threads");
+      params_.clear();
+      param_atomic_.clear();
+      for (std::size_t k = 0; k < p_.locations.size(); ++k) {
+        params_[p_.locations[k].name] = static_cast<int>(k);
+        param_atomic_[p_.locations[k].name] = p_.locations[k].atomic;
+      }
+      thread_ = &t;
+      scopes_.assign(1, {});
+      auto body = std::make_unique<stmt>();
+      body->k = stmt::kind::block;
+      while (!at_par_sep() && !at_par_close()) {
+        if (cur().k == token::kind::end) fail("unexpected end of file: missing '}}}'");
+        if (at_par_open()) fail("nested '{{{' is not supported");
+        read_statement(body->body);
+      }
+      t.body = std::move(body);
+      thread_ = nullptr;
+      p_.threads.push_back(std::move(t));
+      const bool sep = at_par_sep();
+      next();
+      next();
+      if (!sep) next();
+      if (!sep) break;
+    }
+    if (is_ident("return")) {
+      next();
+      (void)expect_value();
+      expect(";");
+    }
+    expect("}");
+    if (cur().k != token::kind::end) fail("unexpected '" + cur().text + "' after main");
+    // Observed: every register of every thread, herd-style "T:r".
+    for (std::size_t t = 0; t < p_.threads.size(); ++t) {
+      std::map<std::string, int> last;
+      for (std::size_t k = 0; k < p_.threads[t].locals.size(); ++k)
+        last[p_.threads[t].locals[k]] = static_cast<int>(k);
+      for (const auto& [n, slot] : last)
+        p_.observed.push_back(observable{static_cast<int>(t), slot, std::to_string(t) + ":" + n});
+    }
+    p_.quant = quantifier::exists;
+    p_.cond = std::make_unique<prop>();
+    p_.cond_text = "exists (true)";
+    return std::move(p_);
+  }
+
+  /// CppMem member calls on a shared atomic: x.load(mo), x.store(v, mo), x.exchange(v, mo),
+  /// x.fetch_add(v, mo) (sub/or/and/xor), x.compare_exchange_strong(e, d, mo, mo) (weak
+  /// too), with `.readsvalue(v)` after a load.
+  expr_ptr read_member_call(const token& at, int loc) {
+    expect(".");
+    const token mt = cur();
+    const std::string m = expect_ident("a member function");
+    expect("(");
+    const std::string& n = p_.locations[static_cast<std::size_t>(loc)].name;
+    auto e = std::make_unique<expr>();
+    e->loc = loc;
+    auto opt_order = [&](order& o) {
+      if (is_punct(")")) return;
+      if (!(m == "load" || m == "notify") ) expect(",");
+      o = read_order();
+    };
+    if (m == "load") {
+      e->k = expr::kind::load;
+      if (!is_punct(")")) e->ord1 = read_order();
+      expect(")");
+      e->tag = tag_at(at, "load " + n);
+      if (is_punct(".") && peek_tok().k == token::kind::ident &&
+          peek_tok().text == "readsvalue") {
+        next();
+        next();
+        expect("(");
+        e->readsvalue = expect_value();
+        expect(")");
+      }
+      return e;
+    }
+    if (m == "store") {
+      auto s = std::make_unique<stmt>();
+      s->k = stmt::kind::store;
+      s->loc = loc;
+      s->a = read_assign_rhs();
+      opt_order(s->ord1);
+      expect(")");
+      s->tag = tag_at(at, "store " + n);
+      pending_stmt_ = std::move(s);
+      return make_const(0);
+    }
+    static const std::map<std::string, rmw_op> rmws = {
+        {"exchange", rmw_op::exchange}, {"fetch_add", rmw_op::add},
+        {"fetch_sub", rmw_op::sub},     {"fetch_or", rmw_op::bit_or},
+        {"fetch_and", rmw_op::bit_and}, {"fetch_xor", rmw_op::bit_xor}};
+    if (auto f = rmws.find(m); f != rmws.end()) {
+      e->k = expr::kind::rmw;
+      e->rop = f->second;
+      e->a = read_assign_rhs();
+      opt_order(e->ord1);
+      expect(")");
+      e->tag = tag_at(at, m + " " + n);
+      return e;
+    }
+    if (m == "compare_exchange_strong" || m == "compare_exchange_weak") {
+      e->k = expr::kind::cas;
+      const token rt = cur();
+      const std::string r = expect_ident("the expected-value variable");
+      e->index = find_local(r);
+      if (e->index < 0) e->index = declare_local(rt, r);
+      expect(",");
+      e->a = read_assign_rhs();
+      if (accept(",")) {
+        e->ord1 = read_order();
+        e->ord2 = e->ord1 == order::acq_rel ? order::acquire
+                  : e->ord1 == order::release ? order::relaxed : e->ord1;
+        if (accept(",")) e->ord2 = read_order();
+      }
+      expect(")");
+      e->tag = tag_at(at, "cas " + n);
+      return e;
+    }
+    fail_at(mt, "unknown member function '" + m + "'");
+  }
+
   const std::string& src_;
   lexer lex_;
   std::vector<token> toks_;
@@ -1079,7 +1518,9 @@ class parser {
   program p_;
   std::map<int, bool> declared_type_;
   bool lkmm_ = false;
+  bool cppmem_ = false;
   std::map<std::string, int> params_;
+  std::map<std::string, bool> param_atomic_;
   std::vector<std::map<std::string, int>> scopes_;
   thread_code* thread_ = nullptr;
   stmt_ptr pending_stmt_;
@@ -1089,11 +1530,27 @@ class parser {
 
 // ---------------------------------------------------------------- interpreter
 
+/// Thrown inside the interpreter to end a thread early (never leaves run_thread).
+struct thread_stop {
+  thread_end why;
+};
+
 class interpreter {
  public:
-  interpreter(memory& m, std::vector<value>& regs) : m_(m), r_(regs) {}
+  interpreter(const program& p, memory& m, std::vector<value>& regs) : p_(p), m_(m), r_(regs) {}
+
+  /// The cell `loc + off`, which must stay inside loc's array.
+  int cell(int loc, const expr* off) {
+    if (!off) return loc;
+    const location& l = p_.locations[static_cast<std::size_t>(loc)];
+    const int base = l.array_base < 0 ? loc : l.array_base;
+    const value k = static_cast<value>(loc - base) + eval(*off);
+    if (k < 0 || k >= l.array_size) throw thread_stop{thread_end::out_of_bounds};
+    return base + static_cast<int>(k);
+  }
 
   void exec(const stmt& s) {
+    if (++steps_ > max_thread_steps) throw thread_stop{thread_end::step_limit};
     switch (s.k) {
       case stmt::kind::block:
         for (const auto& c : s.body) exec(*c);
@@ -1101,12 +1558,16 @@ class interpreter {
       case stmt::kind::assign:
         r_[static_cast<std::size_t>(s.index)] = eval(*s.a);
         return;
-      case stmt::kind::store:
-        m_.store(s.loc, eval(*s.a), s.ord1, s.tag);
+      case stmt::kind::store: {
+        const int c = cell(s.loc, s.off.get());
+        m_.store(c, eval(*s.a), s.ord1, s.tag);
         return;
-      case stmt::kind::plain_write:
-        m_.plain_write(s.loc, eval(*s.a), s.tag);
+      }
+      case stmt::kind::plain_write: {
+        const int c = cell(s.loc, s.off.get());
+        m_.plain_write(c, eval(*s.a), s.tag);
         return;
+      }
       case stmt::kind::fence:
         m_.fence(s.ord1, s.tag);
         return;
@@ -1118,7 +1579,10 @@ class interpreter {
         else if (s.body.size() > 1) exec(*s.body[1]);
         return;
       case stmt::kind::while_:
-        while (eval(*s.a) != 0) exec(*s.body[0]);
+        while (eval(*s.a) != 0) {
+          if (++steps_ > max_thread_steps) throw thread_stop{thread_end::step_limit};
+          exec(*s.body[0]);
+        }
         return;
     }
   }
@@ -1143,8 +1607,9 @@ class interpreter {
         if (e.op == "+") return static_cast<value>(ua + ub);
         if (e.op == "-") return static_cast<value>(ua - ub);
         if (e.op == "*") return static_cast<value>(ua * ub);
-        if (e.op == "/") return b == 0 ? 0 : a / b;  // herd: division by zero is not modelled
-        if (e.op == "%") return b == 0 ? 0 : a % b;
+        // herd: division by zero is not modelled; INT64_MIN / -1 wraps instead of trapping.
+        if (e.op == "/") return b == 0 ? 0 : b == -1 ? static_cast<value>(0ull - ua) : a / b;
+        if (e.op == "%") return b == 0 || b == -1 ? 0 : a % b;
         if (e.op == "&") return a & b;
         if (e.op == "|") return a | b;
         if (e.op == "^") return a ^ b;
@@ -1156,32 +1621,48 @@ class interpreter {
         if (e.op == ">=") return a >= b;
         return 0;
       }
-      case expr::kind::load: return m_.load(e.loc, e.ord1, e.tag);
-      case expr::kind::plain_read: return m_.plain_read(e.loc, e.tag);
+      case expr::kind::load: {
+        const value v = m_.load(cell(e.loc, e.off.get()), e.ord1, e.tag);
+        if (e.readsvalue && v != *e.readsvalue) throw thread_stop{thread_end::filtered};
+        return v;
+      }
+      case expr::kind::plain_read: return m_.plain_read(cell(e.loc, e.off.get()), e.tag);
       case expr::kind::rmw: {
+        const int c = cell(e.loc, e.off.get());
         const value operand = eval(*e.a);
-        return m_.rmw(e.loc, e.rop, operand, e.ord1, e.tag);
+        return m_.rmw(c, e.rop, operand, e.ord1, e.tag);
       }
       case expr::kind::cas: {
+        const int c = cell(e.loc, e.off.get());
+        if (e.exp_loc >= 0) {
+          // C11: the expected object is read, and written back on failure, non-atomically.
+          const int ec = cell(e.exp_loc, e.exp_off.get());
+          const value desired = eval(*e.a);
+          value expected = m_.plain_read(ec, e.tag + " (expected)");
+          const bool ok = m_.cas(c, expected, desired, e.ord1, e.ord2, e.tag);
+          if (!ok) m_.plain_write(ec, expected, e.tag + " (expected)");
+          return ok ? 1 : 0;
+        }
         const value desired = eval(*e.a);
         value& expected = r_[static_cast<std::size_t>(e.index)];
-        return m_.cas(e.loc, expected, desired, e.ord1, e.ord2, e.tag) ? 1 : 0;
+        return m_.cas(c, expected, desired, e.ord1, e.ord2, e.tag) ? 1 : 0;
       }
     }
     return 0;
   }
 
  private:
+  const program& p_;
   memory& m_;
   std::vector<value>& r_;
+  std::size_t steps_ = 0;
 };
 
 }  // namespace
 
 program parse(const std::string& source) {
   parser ps(source);
-  program p = ps.run();
-  return p;
+  return ps.run_checked();
 }
 
 program parse_file(const std::string& path) {
@@ -1189,18 +1670,25 @@ program parse_file(const std::string& path) {
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse(ss.str());
+  program p = parse(ss.str());
+  if (p.cppmem) p.name = std::filesystem::path(path).stem().string();  // CppMem has no name line
+  return p;
 }
 
 std::vector<value> initial_registers(const program& p, unsigned t) {
   return p.threads.at(t).local_init;
 }
 
-void run_thread(const program& p, unsigned t, memory& m, std::vector<value>& regs) {
+thread_end run_thread(const program& p, unsigned t, memory& m, std::vector<value>& regs) {
   const auto& th = p.threads.at(t);
   if (regs.size() != th.locals.size()) regs = th.local_init;
-  interpreter in(m, regs);
-  in.exec(*th.body);
+  interpreter in(p, m, regs);
+  try {
+    in.exec(*th.body);
+  } catch (const thread_stop& s) {
+    return s.why;
+  }
+  return thread_end::finished;
 }
 
 bool evaluate(const prop& c, const state& s) {

@@ -54,11 +54,14 @@ const char* order_name(order o) noexcept;
 /// Read-modify-write operations.
 enum class rmw_op { exchange, add, sub, bit_or, bit_and, bit_xor };
 
-/// A shared location.
+/// A shared location (one memory cell). An array `int y[3]` is three consecutive
+/// locations "y", "y[1]", "y[2]" whose `array_base` is the index of "y".
 struct location {
   std::string name;
   value init = 0;
-  bool atomic = true;  ///< false: declared `int*` (plain, checked for races)
+  bool atomic = true;  ///< declared atomic by some thread or the init block
+  int array_base = -1;  ///< index of element 0 of the array this cell belongs to (-1: itself)
+  int array_size = 1;   ///< number of elements of that array (on every element)
 };
 
 struct expr;
@@ -84,6 +87,10 @@ struct expr {
   order ord1 = order::seq_cst;
   order ord2 = order::seq_cst;
   expr_ptr a, b;
+  expr_ptr off;         // element offset added to `loc` (pointer arithmetic `y+r0`), or null
+  int exp_loc = -1;     // cas: `expected` is a location (pointer argument), else locals[index]
+  expr_ptr exp_off;     // cas: offset of that location
+  std::optional<value> readsvalue;  // load: CppMem `.readsvalue(v)`, other values are discarded
   std::string tag;      // site tag for the checker ("P0:L7 load x")
 };
 
@@ -106,6 +113,7 @@ struct stmt {
   int loc = -1;
   order ord1 = order::seq_cst;
   expr_ptr a;
+  expr_ptr off;         // element offset added to `loc`, or null
   std::vector<stmt_ptr> body;
   std::string tag;
 };
@@ -152,11 +160,14 @@ struct program {
   prop_ptr cond;                      ///< the proposition under the quantifier
   std::vector<observable> observed;   ///< condition + `locations` clause, in order
   std::string cond_text;              ///< herd-like rendering of the condition
+  bool plain_accesses = false;        ///< some access is non-atomic (races are possible)
+  bool cppmem = false;                ///< parsed from CppMem's `int main() { {{{ ... }}} }` form
 
   int find_location(const std::string& n) const;
 };
 
-/// Parse a litmus test. Throws parse_error with line and column.
+/// Parse a litmus test: herd7's C format, or CppMem's `int main() { ... {{{ a ||| b }}} }`
+/// (detected by its `int main`). Throws parse_error with line and column.
 program parse(const std::string& source);
 program parse_file(const std::string& path);  // throws std::runtime_error if unreadable
 
@@ -176,9 +187,21 @@ class memory {
   virtual void plain_write(int loc, value v, const std::string& tag) = 0;
 };
 
+/// How a thread's interpretation ended.
+enum class thread_end {
+  finished,        ///< ran to its end
+  out_of_bounds,   ///< an access left its array (undefined behaviour; the thread stops there)
+  filtered,        ///< a CppMem `.readsvalue(v)` read another value: the execution is discarded
+  step_limit,      ///< ran more than `max_thread_steps` statements (an unbounded local loop)
+};
+
+/// Statements one thread may execute before it is stopped (loops without shared accesses
+/// are not bounded by the checker's event limit).
+inline constexpr std::size_t max_thread_steps = 100000;
+
 /// Interpret thread `t` of `p`; registers are read from and left in `regs`
 /// (sized to the thread's locals by the caller via `initial_registers`).
-void run_thread(const program& p, unsigned t, memory& m, std::vector<value>& regs);
+thread_end run_thread(const program& p, unsigned t, memory& m, std::vector<value>& regs);
 std::vector<value> initial_registers(const program& p, unsigned t);
 
 /// A final state: values of `program::observed`, in order.

@@ -114,7 +114,8 @@ std::vector<path> thread_paths(const program& p, unsigned t,
     std::vector<value> regs = initial_registers(p, t);
     bool ok = true;
     try {
-      run_thread(p, t, m, regs);
+      // A path cut by a CppMem `.readsvalue(v)` belongs to no execution that is kept.
+      ok = run_thread(p, t, m, regs) != thread_end::filtered;
     } catch (const too_long&) {
       ok = false;
       truncated = true;
