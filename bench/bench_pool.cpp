@@ -3,6 +3,7 @@
 // run the same workloads in bench_omp.cpp, Rayon in bench/rust/). Every pool has 2 executing threads unless the
 // name says t:1. Rows are named group[impl]; scripts/bench.sh turns them into ratios to the best peer.
 //   pool.fib30_spawn2   fib(30), both children spawned through a task group, no cutoff (2.7M spawns)
+//   pool.fib30_call     fib(30) as plain recursive calls on one thread (what a spawn is compared with)
 //   pool.fib30_join     fib(30), one child spawned and one run inline (pilfer::join, tbb task_group run+inline)
 //   pool.external_1M    1M empty tasks submitted from the main thread (outside the pool), then waited for
 //   pool.skewed         1000 tasks, 1% of them 1000x heavier; [serial] is the same work on one thread (ideal =
@@ -112,6 +113,15 @@ void fib_spawn2_mutex(benchmark::State& state) {
   }
 }
 
+// The same recursion as plain function calls: the "a spawn costs about a function call" anchor.
+void fib_call(benchmark::State& state) {
+  for (auto _ : state) {
+    unsigned n = pb::size().fib_n;
+    benchmark::DoNotOptimize(n);
+    check(state, pb::fib_serial(n) == fib_expected(), "wrong fib");
+  }
+}
+
 // ---------------------------------------------------------------------------------------------- join fib
 std::uint64_t fib_join_pilfer(pilfer::pool& p, unsigned n) {
   if (n < 2) return n;
@@ -183,7 +193,7 @@ std_sync::atomic<std::uint64_t>& sink() {
   static std_sync::atomic<std::uint64_t> s{0};
   return s;
 }
-void skewed_task(std::uint64_t i) { sink().fetch_add(pb::work(pb::skewed_steps(i), i) & 1, PILFER_SITE("bench.count", relaxed)); }
+void skewed_task(std::uint64_t i) { sink().fetch_add(pb::work(pb::skewed_steps(i), i), PILFER_SITE("bench.count", relaxed)); }
 
 void skewed_serial(benchmark::State& state) {
   for (auto _ : state)
@@ -402,6 +412,7 @@ void qsort_tbb(benchmark::State& state) {
   BENCHMARK(fn)->Name(name)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(iters(n))
 #define PILFER_POOL_BM_T(fn, name, n, t) PILFER_POOL_BM(fn, name, n)->Arg(t)->ArgName("t")
 
+PILFER_POOL_BM(fib_call, "pool.fib30_call[serial]", 10);
 PILFER_POOL_BM_T(fib_spawn2_pilfer, "pool.fib30_spawn2[pilfer]", 1, 2);
 PILFER_POOL_BM_T(fib_spawn2_mutex<pb::mutex_worker_pool>, "pool.fib30_spawn2[mutex_worker_pool]", 1, 2);
 PILFER_POOL_BM_T(fib_spawn2_mutex<pb::mutex_pool>, "pool.fib30_spawn2[single_queue_pool]", 1, 2);

@@ -36,7 +36,8 @@ inline const sizes& size() {
 
 inline std::uint64_t fib_serial(unsigned n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
-/// The unit of work of the skewed load: a dependent LCG chain the optimiser cannot fold.
+/// The unit of work of the skewed load: a dependent LCG chain the optimiser cannot fold — as long as every bit
+/// of the result is used (clang reduces the chain to its parity when only the low bit is).
 inline std::uint64_t work(std::uint64_t steps, std::uint64_t x) {
   for (std::uint64_t i = 0; i < steps; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   return x;
