@@ -1,9 +1,10 @@
 // bench/bench_deque.cpp — pilfer's Chase–Lev deque against the mutex deque (seed 002's design), and pilfer's
 // injector against moodycamel::ConcurrentQueue and a mutex-guarded std::deque, side by side in one run.
 //
-// Names carry the implementation in brackets ("deque.push_pop[pilfer]"); bench_report pairs rows that differ
-// only there and prints median(pilfer) / median(peer). All timings are wall-clock (UseRealTime); every
-// multi-threaded body checks its item count and reports an error instead of a time if anything went missing.
+// Names carry the implementation in brackets ("deque.push_pop[pilfer]"); scripts/bench.sh compares rows that
+// differ only there (crossbeam-deque's rows come from bench/rust/, same workloads). All timings are wall-clock
+// (UseRealTime); every multi-threaded body checks its item count and reports an error instead of a time if
+// anything went missing.
 #include <benchmark/benchmark.h>
 
 #include <pilfer/deque.hpp>
@@ -15,6 +16,7 @@
 #endif
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "bench_harness.hpp"
@@ -28,6 +30,44 @@ using chase_lev = pilfer::basic_deque<item, std_sync>;
 using mutex_deque = pilfer::basic_mutex_deque<item, std_sync>;
 
 constexpr std::size_t batch = 1024;
+
+#ifdef PILFER_BENCH_MOODYCAMEL
+/// moodycamel::ConcurrentQueue behind the deque interface the benchmarks use: it has no LIFO end, so the owner's
+/// pop() takes the oldest item too; batch steals are try_dequeue_bulk. A peer for raw queue speed, not a
+/// drop-in work-stealing deque.
+class moodycamel_deque {
+ public:
+  explicit moodycamel_deque(std::size_t) {}
+  void push(item v) { q_.enqueue(v); }
+  std::optional<item> pop() {
+    item v = 0;
+    if (q_.try_dequeue(v)) return v;
+    return std::nullopt;
+  }
+  class stealer {
+   public:
+    explicit stealer(moodycamel_deque* d) : d_(d) {}
+    pilfer::steal_result<item> steal() const {
+      item v = 0;
+      return d_->q_.try_dequeue(v) ? pilfer::steal_result<item>::success(v) : pilfer::steal_result<item>::empty();
+    }
+    pilfer::steal_result<item> steal_batch_and_pop(moodycamel_deque& dest, std::size_t max) const {
+      item buf[32];
+      const std::size_t n = d_->q_.try_dequeue_bulk(buf, max < 32 ? max : 32);
+      if (n == 0) return pilfer::steal_result<item>::empty();
+      dest.q_.enqueue_bulk(buf + 1, n - 1);
+      return pilfer::steal_result<item>::success(buf[0]);
+    }
+
+   private:
+    moodycamel_deque* d_;
+  };
+  stealer get_stealer() { return stealer(this); }
+
+ private:
+  moodycamel::ConcurrentQueue<item> q_;
+};
+#endif
 
 // ---------------------------------------------------------------------------------------------- owner side
 // Owner pushes `batch` items then pops them all (LIFO): the work-first path of a worker.
@@ -243,6 +283,14 @@ BENCHMARK_TEMPLATE(steal_contended, chase_lev, false)->Name("deque.steal_1thief[
 BENCHMARK_TEMPLATE(steal_contended, mutex_deque, false)->Name("deque.steal_1thief[mutex_deque]")->UseRealTime();
 BENCHMARK_TEMPLATE(steal_contended, chase_lev, true)->Name("deque.steal_batch_1thief[pilfer]")->UseRealTime();
 BENCHMARK_TEMPLATE(steal_contended, mutex_deque, true)->Name("deque.steal_batch_1thief[mutex_deque]")->UseRealTime();
+
+#ifdef PILFER_BENCH_MOODYCAMEL
+BENCHMARK_TEMPLATE(push_pop, moodycamel_deque)->Name("deque.push_pop[moodycamel]")->UseRealTime();
+BENCHMARK_TEMPLATE(push_pop_one, moodycamel_deque)->Name("deque.push_pop_one[moodycamel]")->UseRealTime();
+BENCHMARK_TEMPLATE(steal_uncontended, moodycamel_deque)->Name("deque.steal_uncontended[moodycamel]")->UseRealTime();
+BENCHMARK_TEMPLATE(steal_contended, moodycamel_deque, false)->Name("deque.steal_1thief[moodycamel]")->UseRealTime();
+BENCHMARK_TEMPLATE(steal_contended, moodycamel_deque, true)->Name("deque.steal_batch_1thief[moodycamel]")->UseRealTime();
+#endif
 
 BENCHMARK_TEMPLATE(injector_push_take, pilfer_injector)->Name("injector.push_take_1thread[pilfer]")->UseRealTime();
 BENCHMARK_TEMPLATE(injector_push_take, locked_queue)->Name("injector.push_take_1thread[mutex_queue]")->UseRealTime();

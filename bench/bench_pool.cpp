@@ -1,41 +1,45 @@
-// bench/bench_pool.cpp — pilfer::pool against oneTBB (task_group / task_arena) and a single-queue mutex pool
-// (bench/mutex_queue.hpp), all with 2 executing threads, in the same run:
-//   pool.fib30            recursive fork-join fib(30), no cutoff (1.6M joins): spawn/steal/helping-wait cost;
-//   pool.external_1M      1M tiny tasks submitted from a thread outside the pool: the injector + wake-up path;
-//   pool.skewed           20k tasks spawned from inside one task, 1% of them 1000x heavier: load balancing.
-// Names carry the implementation in brackets; bench_report prints median(pilfer) / median(peer).
+// bench/bench_pool.cpp — pilfer's pool next to oneTBB, seed 002's mutex-per-worker pool and a single-queue pool,
+// in one process, each written the way its users write it (workloads and sizes: workloads.hpp; the OpenMP peers
+// run the same workloads in bench_omp.cpp, Rayon in bench/rust/). Every pool has 2 executing threads unless the
+// name says t:1. Rows are named group[impl]; scripts/bench.sh turns them into ratios to the best peer.
+//   pool.fib30_spawn2   fib(30), both children spawned through a task group, no cutoff (2.7M spawns)
+//   pool.fib30_call     fib(30) as plain recursive calls on one thread (what a spawn is compared with)
+//   pool.fib30_join     fib(30), one child spawned and one run inline (pilfer::join, tbb task_group run+inline)
+//   pool.external_1M    1M empty tasks submitted from the main thread (outside the pool), then waited for
+//   pool.skewed         1000 tasks, 1% of them 1000x heavier; [serial] is the same work on one thread (ideal =
+//                       serial / 2)
+//   pool.pfor_1e7       uniform parallel_for over 10^7 cheap items
+//   pool.qsort_1e7      parallel quicksort of 10^7 ints (partition, fork both halves, std::sort below 4096)
+// Every body checks its result and reports an error instead of a time when it is wrong.
 #include <benchmark/benchmark.h>
 
 #include <pilfer/pool.hpp>
 
 #ifdef PILFER_BENCH_TBB
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 #endif
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "mutex_queue.hpp"
+#include "mutex_worker_pool.hpp"
+#include "workloads.hpp"
 
 namespace {
 
 using pilfer::std_sync;
+namespace pb = pilfer::bench;
 constexpr unsigned threads = 2;
-constexpr unsigned fib_n = 30;
-constexpr std::uint64_t fib_expected = 832040;
-constexpr std::uint64_t external_tasks = 1'000'000;
-constexpr std::uint64_t skewed_tasks = 20'000;
 
-// The unit of work of the skewed load: a dependent LCG chain (not foldable by the optimiser).
-std::uint64_t work(std::uint64_t steps, std::uint64_t x) {
-  for (std::uint64_t i = 0; i < steps; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
-  return x;
-}
-// 1% heavy, spread deterministically over the index range.
-std::uint64_t steps_of(std::uint64_t i) { return (i * 0x9E3779B97F4A7C15ull >> 32) % 100 == 0 ? 64'000 : 64; }
-
-/// Completion signal shared by all peers: the task that brings `left` to zero wakes the waiting thread.
+/// Completion signal for pools whose users block the main thread on a flag: the task that brings `left` to
+/// zero wakes the waiting thread. One process-wide instance (the last arrive() may still be in notify_all()
+/// when the waiter returns).
 struct countdown {
   std_sync::atomic<std::uint64_t> left{0};
   std_sync::atomic<std::uint32_t> done{0};
@@ -53,181 +57,389 @@ struct countdown {
     while (done.load(PILFER_SITE("bench.count", acquire)) == 0) done.wait(0, PILFER_SITE("bench.count", acquire));
   }
 };
-/// One process-wide instance: the last arrive() may still be inside notify_all() when the waiter returns, so
-/// the object must outlive every benchmark (and every pool's worker threads).
 countdown& finished() {
   static countdown c;
   return c;
 }
 
-// ------------------------------------------------------------------------------------------------ pilfer
-std::uint64_t fib_pilfer(pilfer::pool& p, unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0, b = 0;
-  pilfer::join(p, [&] { a = fib_pilfer(p, n - 1); }, [&] { b = fib_pilfer(p, n - 2); });
-  return a + b;
-}
-
-void fib_pilfer_bm(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
-  for (auto _ : state) {
-    const auto r = p.submit([&] { return fib_pilfer(p, fib_n); }).get();
-    if (r != fib_expected) state.SkipWithError("wrong fib");
-  }
-}
-
-void external_pilfer_bm(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
+/// Runs f() on one of the pool's threads and blocks the caller until it returned (for the mutex pools).
+template <class Pool, class F>
+void run_inside(Pool& p, F&& f) {
   countdown& c = finished();
-  for (auto _ : state) {
-    c.reset(external_tasks);
-    for (std::uint64_t i = 0; i < external_tasks; ++i) p.spawn([&c] { c.arrive(); });
-    c.wait();
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * external_tasks));
+  c.reset(1);
+  p.submit([&] {
+    f();
+    c.arrive();
+  });
+  c.wait();
 }
 
-void skewed_pilfer_bm(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
-  std_sync::atomic<std::uint64_t> sink{0};
-  for (auto _ : state) {
-    p.submit([&] {
-       pilfer::task_group g(p);
-       for (std::uint64_t i = 0; i < skewed_tasks; ++i)
-         g.run([&sink, i] { sink.fetch_add(work(steps_of(i), i) & 1, PILFER_SITE("bench.count", relaxed)); });
-       g.wait();
-     }).get();
-  }
-  benchmark::DoNotOptimize(sink.load(PILFER_SITE("bench.count", relaxed)));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * skewed_tasks));
+void check(benchmark::State& state, bool ok, const char* what) {
+  if (!ok) state.SkipWithError(what);
 }
 
-// ------------------------------------------------------------------------------------------------ mutex pool
-std::uint64_t fib_mutex(pilfer::bench::mutex_pool& p, unsigned n) {
+/// Iterations per repetition: about 50-400 ms of work each (1 in smoke mode).
+benchmark::IterationCount iters(benchmark::IterationCount n) { return pb::smoke() ? 1 : n; }
+
+std::uint64_t fib_expected() { return pb::fib_serial(pb::size().fib_n); }
+
+// ------------------------------------------------------------------------------------------- spawn-both fib
+template <class Group, class Pool>
+std::uint64_t fib_spawn2(Pool& p, unsigned n) {
   if (n < 2) return n;
   std::uint64_t a = 0, b = 0;
-  p.join([&] { a = fib_mutex(p, n - 1); }, [&] { b = fib_mutex(p, n - 2); });
-  return a + b;
-}
-
-void fib_mutex_bm(benchmark::State& state) {
-  pilfer::bench::mutex_pool p(threads);
-  for (auto _ : state) {
-    std::uint64_t r = 0;
-    countdown& c = finished();
-    c.reset(1);
-    p.submit([&] {
-      r = fib_mutex(p, fib_n);
-      c.arrive();
-    });
-    c.wait();
-    if (r != fib_expected) state.SkipWithError("wrong fib");
-  }
-}
-
-void external_mutex_bm(benchmark::State& state) {
-  pilfer::bench::mutex_pool p(threads);
-  countdown& c = finished();
-  for (auto _ : state) {
-    c.reset(external_tasks);
-    for (std::uint64_t i = 0; i < external_tasks; ++i) p.submit([&c] { c.arrive(); });
-    c.wait();
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * external_tasks));
-}
-
-void skewed_mutex_bm(benchmark::State& state) {
-  pilfer::bench::mutex_pool p(threads);
-  std_sync::atomic<std::uint64_t> sink{0};
-  for (auto _ : state) {
-    countdown& c = finished();
-    c.reset(1);
-    p.submit([&] {
-      std_sync::atomic<std::uint64_t> remaining{skewed_tasks};
-      for (std::uint64_t i = 0; i < skewed_tasks; ++i)
-        p.submit([&sink, &remaining, i] {
-          sink.fetch_add(work(steps_of(i), i) & 1, PILFER_SITE("bench.count", relaxed));
-          remaining.fetch_sub(1, PILFER_SITE("bench.count", acq_rel));
-        });
-      p.help_until_zero(remaining);
-      c.arrive();
-    });
-    c.wait();
-  }
-  benchmark::DoNotOptimize(sink.load(PILFER_SITE("bench.count", relaxed)));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * skewed_tasks));
-}
-
-// ------------------------------------------------------------------------------------------------ oneTBB
-#ifdef PILFER_BENCH_TBB
-// TBB counts the calling thread in max_allowed_parallelism; allow 3 so that an arena of 2 can have 2 workers
-// when the caller only enqueues. Every arena below has 2 executing threads.
-tbb::global_control& tbb_limit() {
-  static tbb::global_control g(tbb::global_control::max_allowed_parallelism, threads + 1);
-  return g;
-}
-
-std::uint64_t fib_tbb(unsigned n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0, b = 0;
-  tbb::task_group g;
-  g.run([&] { a = fib_tbb(n - 1); });
-  b = fib_tbb(n - 2);
+  Group g(p);
+  g.run([&] { a = fib_spawn2<Group>(p, n - 1); });
+  g.run([&] { b = fib_spawn2<Group>(p, n - 2); });
   g.wait();
   return a + b;
 }
 
-void fib_tbb_bm(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 1);  // the caller + 1 worker
+void fib_spawn2_pilfer(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = static_cast<unsigned>(state.range(0))});
+  for (auto _ : state) {
+    const auto r = p.submit([&] { return fib_spawn2<pilfer::task_group>(p, pb::size().fib_n); }).get();
+    check(state, r == fib_expected(), "wrong fib");
+  }
+}
+
+template <class Pool>
+void fib_spawn2_mutex(benchmark::State& state) {
+  Pool p(static_cast<unsigned>(state.range(0)));
   for (auto _ : state) {
     std::uint64_t r = 0;
-    arena.execute([&] { r = fib_tbb(fib_n); });
-    if (r != fib_expected) state.SkipWithError("wrong fib");
+    run_inside(p, [&] { r = fib_spawn2<typename Pool::group>(p, pb::size().fib_n); });
+    check(state, r == fib_expected(), "wrong fib");
   }
 }
 
-void external_tbb_bm(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 0);  // 2 workers; the caller only enqueues
+// The same recursion as plain function calls: the "a spawn costs about a function call" anchor.
+void fib_call(benchmark::State& state) {
+  for (auto _ : state) {
+    unsigned n = pb::size().fib_n;
+    benchmark::DoNotOptimize(n);
+    check(state, pb::fib_serial(n) == fib_expected(), "wrong fib");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- join fib
+std::uint64_t fib_join_pilfer(pilfer::pool& p, unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  pilfer::join(p, [&] { a = fib_join_pilfer(p, n - 1); }, [&] { b = fib_join_pilfer(p, n - 2); });
+  return a + b;
+}
+
+void fib_join_pilfer_bm(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = static_cast<unsigned>(state.range(0))});
+  for (auto _ : state) {
+    const auto r = p.submit([&] { return fib_join_pilfer(p, pb::size().fib_n); }).get();
+    check(state, r == fib_expected(), "wrong fib");
+  }
+}
+
+// ------------------------------------------------------------------------------------------ external 1M
+// The task body: one relaxed increment, so the count proves every task ran exactly once.
+std_sync::atomic<std::uint64_t>& ran() {
+  static std_sync::atomic<std::uint64_t> r{0};
+  return r;
+}
+void tiny_task() { ran().fetch_add(1, PILFER_SITE("bench.count", relaxed)); }
+bool ran_all(std::uint64_t n) { return ran().exchange(0, PILFER_SITE("bench.count", relaxed)) == n; }
+
+void external_pilfer_group(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  const auto n = pb::size().external_tasks;
+  for (auto _ : state) {
+    pilfer::task_group g(p);
+    for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
+    g.wait();
+    check(state, ran_all(n), "tasks lost");
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+void external_pilfer_spawn(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  const auto n = pb::size().external_tasks;
   countdown& c = finished();
   for (auto _ : state) {
-    c.reset(external_tasks);
-    for (std::uint64_t i = 0; i < external_tasks; ++i) arena.enqueue([&c] { c.arrive(); });
+    c.reset(n);
+    for (std::uint64_t i = 0; i < n; ++i) p.spawn([&c] {
+      tiny_task();
+      c.arrive();
+    });
     c.wait();
+    check(state, ran_all(n), "tasks lost");
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * external_tasks));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
-void skewed_tbb_bm(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 1);
-  std_sync::atomic<std::uint64_t> sink{0};
+template <class Pool>
+void external_mutex(benchmark::State& state) {
+  Pool p(threads);
+  const auto n = pb::size().external_tasks;
   for (auto _ : state) {
-    arena.execute([&] {
-      tbb::task_group g;
-      for (std::uint64_t i = 0; i < skewed_tasks; ++i)
-        g.run([&sink, i] { sink.fetch_add(work(steps_of(i), i) & 1, PILFER_SITE("bench.count", relaxed)); });
+    typename Pool::group g(p);
+    for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
+    g.wait();
+    check(state, ran_all(n), "tasks lost");
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+// ------------------------------------------------------------------------------------------------ skewed
+std_sync::atomic<std::uint64_t>& sink() {
+  static std_sync::atomic<std::uint64_t> s{0};
+  return s;
+}
+void skewed_task(std::uint64_t i) { sink().fetch_add(pb::work(pb::skewed_steps(i), i), PILFER_SITE("bench.count", relaxed)); }
+
+void skewed_serial(benchmark::State& state) {
+  for (auto _ : state)
+    for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) skewed_task(i);
+}
+
+void skewed_pilfer(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  for (auto _ : state) {
+    p.submit([&] {
+       pilfer::task_group g(p);
+       for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
+       g.wait();
+     }).get();
+  }
+}
+
+template <class Pool>
+void skewed_mutex(benchmark::State& state) {
+  Pool p(threads);
+  for (auto _ : state) {
+    run_inside(p, [&] {
+      typename Pool::group g(p);
+      for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
       g.wait();
     });
   }
-  benchmark::DoNotOptimize(sink.load(PILFER_SITE("bench.count", relaxed)));
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * skewed_tasks));
+}
+
+// ---------------------------------------------------------------------------------------- parallel_for
+std::vector<std::uint32_t>& pfor_data() {
+  static std::vector<std::uint32_t> a(pb::size().pfor_items, 1u);
+  return a;
+}
+
+void pfor_pilfer(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  auto* a = pfor_data().data();
+  for (auto _ : state) pilfer::parallel_for(p, std::uint64_t{0}, pb::size().pfor_items, [a](std::uint64_t i) { pb::pfor_body(a, i); });
+  benchmark::DoNotOptimize(pfor_data()[pb::size().pfor_items / 2]);
+}
+
+// ------------------------------------------------------------------------------------------- quicksort
+template <class Sort>
+void sort_bm(benchmark::State& state, Sort&& sort) {
+  const auto input = pb::sort_input();
+  std::vector<std::int32_t> v;
+  for (auto _ : state) {
+    state.PauseTiming();
+    v = input;
+    state.ResumeTiming();
+    sort(v);
+    state.PauseTiming();
+    check(state, std::is_sorted(v.begin(), v.end()), "not sorted");
+    state.ResumeTiming();
+  }
+}
+
+void qsort_pilfer(benchmark::State& state) {
+  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  sort_bm(state, [&](std::vector<std::int32_t>& v) {
+    p.submit([&] {
+       auto fork = [&](auto&& l, auto&& r) { pilfer::join(p, l, r); };
+       pb::quicksort(v.begin(), v.end(), fork);
+     }).get();
+  });
+}
+
+void qsort_serial(benchmark::State& state) {
+  sort_bm(state, [](std::vector<std::int32_t>& v) {
+    auto fork = [](auto&& l, auto&& r) {
+      l();
+      r();
+    };
+    pb::quicksort(v.begin(), v.end(), fork);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------- oneTBB
+#ifdef PILFER_BENCH_TBB
+// TBB counts the calling thread in max_allowed_parallelism; 3 lets a 2-slot arena have 2 workers when the
+// caller only submits. Arenas created with (2, 1) run the caller + 1 worker.
+void tbb_limit() {
+  static tbb::global_control g(tbb::global_control::max_allowed_parallelism, threads + 1);
+  (void)g;
+}
+
+struct tbb_group {
+  explicit tbb_group(int) {}
+  tbb::task_group g;
+  template <class F>
+  void run(F&& f) {
+    g.run(std::forward<F>(f));
+  }
+  void wait() { g.wait(); }
+};
+
+void fib_spawn2_tbb(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
+  int unused = 0;
+  for (auto _ : state) {
+    std::uint64_t r = 0;
+    arena.execute([&] { r = fib_spawn2<tbb_group>(unused, pb::size().fib_n); });
+    check(state, r == fib_expected(), "wrong fib");
+  }
+}
+
+std::uint64_t fib_join_tbb(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  tbb::task_group g;
+  g.run([&] { a = fib_join_tbb(n - 1); });
+  b = fib_join_tbb(n - 2);
+  g.wait();
+  return a + b;
+}
+
+void fib_join_tbb_bm(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
+  for (auto _ : state) {
+    std::uint64_t r = 0;
+    arena.execute([&] { r = fib_join_tbb(pb::size().fib_n); });
+    check(state, r == fib_expected(), "wrong fib");
+  }
+}
+
+std::uint64_t fib_invoke_tbb(unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  tbb::parallel_invoke([&] { a = fib_invoke_tbb(n - 1); }, [&] { b = fib_invoke_tbb(n - 2); });
+  return a + b;
+}
+
+void fib_invoke_tbb_bm(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
+  for (auto _ : state) {
+    std::uint64_t r = 0;
+    arena.execute([&] { r = fib_invoke_tbb(pb::size().fib_n); });
+    check(state, r == fib_expected(), "wrong fib");
+  }
+}
+
+// task_group::run from the main thread: it queues into the main thread's slot of the default arena (2 workers
+// steal from it); wait() makes the main thread run the rest.
+void external_tbb_group(benchmark::State& state) {
+  tbb_limit();
+  const auto n = pb::size().external_tasks;
+  for (auto _ : state) {
+    tbb::task_group g;
+    for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
+    g.wait();
+    check(state, ran_all(n), "tasks lost");
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+// task_arena::enqueue from the main thread into an arena of 2 workers; the main thread blocks on a flag.
+void external_tbb_enqueue(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(threads), 0);
+  const auto n = pb::size().external_tasks;
+  countdown& c = finished();
+  for (auto _ : state) {
+    c.reset(n);
+    for (std::uint64_t i = 0; i < n; ++i) arena.enqueue([&c] {
+      tiny_task();
+      c.arrive();
+    });
+    c.wait();
+    check(state, ran_all(n), "tasks lost");
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+void skewed_tbb(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(threads), 1);
+  for (auto _ : state) {
+    arena.execute([&] {
+      tbb::task_group g;
+      for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
+      g.wait();
+    });
+  }
+}
+
+void pfor_tbb(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(threads), 1);
+  auto* a = pfor_data().data();
+  for (auto _ : state)
+    arena.execute([&] {
+      tbb::parallel_for(std::uint64_t{0}, pb::size().pfor_items, [a](std::uint64_t i) { pb::pfor_body(a, i); });
+    });
+  benchmark::DoNotOptimize(pfor_data()[pb::size().pfor_items / 2]);
+}
+
+void qsort_tbb(benchmark::State& state) {
+  tbb_limit();
+  tbb::task_arena arena(static_cast<int>(threads), 1);
+  sort_bm(state, [&](std::vector<std::int32_t>& v) {
+    arena.execute([&] {
+      auto fork = [](auto&& l, auto&& r) { tbb::parallel_invoke(l, r); };
+      pb::quicksort(v.begin(), v.end(), fork);
+    });
+  });
 }
 #endif
 
 }  // namespace
 
-BENCHMARK(fib_pilfer_bm)->Name("pool.fib30[pilfer]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(fib_mutex_bm)->Name("pool.fib30[mutex_pool]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(external_pilfer_bm)->Name("pool.external_1M[pilfer]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(external_mutex_bm)->Name("pool.external_1M[mutex_pool]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(skewed_pilfer_bm)->Name("pool.skewed[pilfer]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(10);
-BENCHMARK(skewed_mutex_bm)->Name("pool.skewed[mutex_pool]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+#define PILFER_POOL_BM(fn, name, n) \
+  BENCHMARK(fn)->Name(name)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(iters(n))
+#define PILFER_POOL_BM_T(fn, name, n, t) PILFER_POOL_BM(fn, name, n)->Arg(t)->ArgName("t")
+
+PILFER_POOL_BM(fib_call, "pool.fib30_call[serial]", 10);
+PILFER_POOL_BM_T(fib_spawn2_pilfer, "pool.fib30_spawn2[pilfer]", 1, 2);
+PILFER_POOL_BM_T(fib_spawn2_mutex<pb::mutex_worker_pool>, "pool.fib30_spawn2[mutex_worker_pool]", 1, 2);
+PILFER_POOL_BM_T(fib_spawn2_mutex<pb::mutex_pool>, "pool.fib30_spawn2[single_queue_pool]", 1, 2);
+PILFER_POOL_BM_T(fib_spawn2_pilfer, "pool.fib30_spawn2[pilfer]", 1, 1);
+PILFER_POOL_BM_T(fib_join_pilfer_bm, "pool.fib30_join[pilfer]", 4, 2);
+PILFER_POOL_BM_T(fib_join_pilfer_bm, "pool.fib30_join[pilfer]", 4, 1);
+PILFER_POOL_BM(external_pilfer_group, "pool.external_1M[pilfer]", 1);
+PILFER_POOL_BM(external_pilfer_spawn, "pool.external_1M[pilfer_spawn]", 1);
+PILFER_POOL_BM(external_mutex<pb::mutex_worker_pool>, "pool.external_1M[mutex_worker_pool]", 1);
+PILFER_POOL_BM(external_mutex<pb::mutex_pool>, "pool.external_1M[single_queue_pool]", 1);
+PILFER_POOL_BM(skewed_serial, "pool.skewed[serial]", 2);
+PILFER_POOL_BM(skewed_pilfer, "pool.skewed[pilfer]", 4);
+PILFER_POOL_BM(skewed_mutex<pb::mutex_worker_pool>, "pool.skewed[mutex_worker_pool]", 4);
+PILFER_POOL_BM(skewed_mutex<pb::mutex_pool>, "pool.skewed[single_queue_pool]", 4);
+PILFER_POOL_BM(pfor_pilfer, "pool.pfor_1e7[pilfer]", 10);
+PILFER_POOL_BM(qsort_serial, "pool.qsort_1e7[serial]", 1);
+PILFER_POOL_BM(qsort_pilfer, "pool.qsort_1e7[pilfer]", 1);
 #ifdef PILFER_BENCH_TBB
-BENCHMARK(fib_tbb_bm)->Name("pool.fib30[tbb]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(external_tbb_bm)->Name("pool.external_1M[tbb]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK(skewed_tbb_bm)->Name("pool.skewed[tbb]")->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+PILFER_POOL_BM_T(fib_spawn2_tbb, "pool.fib30_spawn2[tbb_task_group]", 1, 2);
+PILFER_POOL_BM_T(fib_spawn2_tbb, "pool.fib30_spawn2[tbb_task_group]", 1, 1);
+PILFER_POOL_BM_T(fib_join_tbb_bm, "pool.fib30_join[tbb_task_group]", 1, 2);
+PILFER_POOL_BM_T(fib_invoke_tbb_bm, "pool.fib30_join[tbb_parallel_invoke]", 1, 2);
+PILFER_POOL_BM(external_tbb_group, "pool.external_1M[tbb_task_group]", 1);
+PILFER_POOL_BM(external_tbb_enqueue, "pool.external_1M[tbb_arena_enqueue]", 1);
+PILFER_POOL_BM(skewed_tbb, "pool.skewed[tbb_task_group]", 4);
+PILFER_POOL_BM(pfor_tbb, "pool.pfor_1e7[tbb_parallel_for]", 10);
+PILFER_POOL_BM(qsort_tbb, "pool.qsort_1e7[tbb_parallel_invoke]", 1);
 #endif
 
 BENCHMARK_MAIN();

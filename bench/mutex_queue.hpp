@@ -96,6 +96,28 @@ class mutex_pool {
     }
   }
 
+  /// A set of tasks waited for together: one counter; wait() helps (newest first) until it drops to zero.
+  class group {
+   public:
+    explicit group(mutex_pool& p) noexcept : p_(p) {}
+    ~group() { wait(); }
+    group(const group&) = delete;
+    group& operator=(const group&) = delete;
+    template <class F>
+    void run(F&& f) {
+      left_.fetch_add(1, PILFER_SITE("bench.mpool", relaxed));
+      p_.submit([this, f = std::forward<F>(f)]() mutable {
+        f();
+        left_.fetch_sub(1, PILFER_SITE("bench.mpool", acq_rel));
+      });
+    }
+    void wait() { p_.help_until_zero(left_); }
+
+   private:
+    mutex_pool& p_;
+    std_sync::atomic<std::uint64_t> left_{0};
+  };
+
   /// Two-way fork-join: b is queued, a runs here, then the caller helps until b finished.
   template <class A, class B>
   void join(A&& a, B&& b) {

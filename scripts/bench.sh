@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# scripts/bench.sh [--quick|--full] — pilfer next to its peers, written to bench/results/:
+#   report.md (targets of issue 11, every row with median, cv and ratio to the best peer, memory, latency,
+#   instruction counts), results.json, ratios.png and speedup.png (gnuplot), raw/ (every sample).
+# Builds the release preset's bench programs, the OpenMP peers (g++/libgomp, clang++-14/libomp) and the Rust
+# peers (bench/rust/, cargo --offline against Debian's packaged crates), then runs ROUNDS interleaved rounds —
+# every program once per round, in a different order each round — so that a burst of load on the shared
+# machine spreads over all implementations instead of hitting one.
+#   --quick (default)  3 rounds x 3 repetitions, 100 latency samples: a few minutes
+#   --full             5 rounds x 5 repetitions, 300 latency samples
+# Installs the bench-only Debian packages when missing (scripts/bootstrap.sh --bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=quick
+case "${1:-}" in
+  ""|--quick) mode=quick ;;
+  --full) mode=full ;;
+  *) echo "usage: scripts/bench.sh [--quick|--full]" >&2; exit 2 ;;
+esac
+if [ "$mode" = quick ]; then ROUNDS=3 REPS=3 LAT_SAMPLES=100 DEQUE_MIN=0.1; else ROUNDS=5 REPS=5 LAT_SAMPLES=300 DEQUE_MIN=0.3; fi
+ICOUNT_OPS=1000
+start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+scripts/bootstrap.sh --bench
+export CCACHE_DIR="${CCACHE_DIR:-/work/.ccache}"
+B=build/release
+JOBS="${PILFER_JOBS:-2}"
+cmake --preset release -DPILFER_BUILD_BENCH=ON >/dev/null
+cmake --build "$B" -j "$JOBS" --target bench_deque bench_pool bench_memory bench_latency bench_icount \
+  bench_omp_gomp bench_omp_llvm
+RUST_TARGET="$PWD/$B/bench/rust-target"
+(cd bench/rust && CARGO_TARGET_DIR="$RUST_TARGET" cargo build --release --offline --quiet)
+RUST="$RUST_TARGET/release/pilfer-rust-peers"
+
+out=bench/results
+raw=$out/raw
+rm -rf "$raw"
+mkdir -p "$raw/callgrind"
+
+# One round: every program once, in the order given.
+run_program() {  # $1 = program id, $2 = round
+  local r=$2
+  case "$1" in
+    deque) "$B/bench/bench_deque" --benchmark_repetitions="$REPS" --benchmark_min_time="$DEQUE_MIN" \
+             --benchmark_out="$raw/deque-r$r.json" --benchmark_out_format=json >/dev/null ;;
+    pool) "$B/bench/bench_pool" --benchmark_repetitions="$REPS" \
+            --benchmark_out="$raw/pool-r$r.json" --benchmark_out_format=json >/dev/null ;;
+    gomp) "$B/bench/bench_omp_gomp" --benchmark_repetitions="$REPS" \
+            --benchmark_out="$raw/omp_gomp-r$r.json" --benchmark_out_format=json >/dev/null ;;
+    llvm) "$B/bench/omp_llvm/bench_omp_llvm" --benchmark_repetitions="$REPS" \
+            --benchmark_out="$raw/omp_llvm-r$r.json" --benchmark_out_format=json >/dev/null ;;
+    rust) "$RUST" --reps "$REPS" > "$raw/rust-r$r.jsonl" ;;
+    memory) for impl in pilfer pilfer_task_group tbb_arena_enqueue mutex_worker_pool single_queue_pool; do
+              "$B/bench/bench_memory" "$impl" >> "$raw/memory-r$r.jsonl"
+            done ;;
+    latency) for impl in pilfer tbb_arena_enqueue mutex_worker_pool single_queue_pool; do
+               "$B/bench/bench_latency" "$impl" "$LAT_SAMPLES" 5 >> "$raw/latency-r$r.jsonl"
+             done ;;
+  esac
+}
+programs=(deque pool gomp llvm rust memory latency)
+for r in $(seq 1 "$ROUNDS"); do
+  # Rotate the order each round.
+  order=("${programs[@]:$(( (r - 1) % ${#programs[@]} ))}" "${programs[@]:0:$(( (r - 1) % ${#programs[@]} ))}")
+  for p in "${order[@]}"; do
+    echo "bench: round $r/$ROUNDS: $p" >&2
+    run_program "$p" "$r"
+  done
+done
+
+echo "bench: callgrind instruction counts" >&2
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$raw/callgrind/cg.out" \
+  "$B/bench/bench_icount" "$ICOUNT_OPS" >/dev/null 2>"$raw/callgrind/valgrind.log"
+
+{
+  echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib bench || echo '+local changes')"
+  echo "mode=--$mode"
+  echo "rounds=$ROUNDS"
+  echo "reps=$REPS"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "cores=$(nproc)"
+  echo "kernel=$(uname -sr)"
+  echo "compilers=$(g++ --version | head -1), $(clang++-14 --version | head -1), $(rustc --version)"
+  echo "load_start=$load_start"
+  echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "seconds=$(( $(date +%s) - start ))"
+  echo "icount_ops=$ICOUNT_OPS"
+} > "$raw/meta.env"
+
+python3 bench/report.py "$raw" "$out"
+(cd "$out" && gnuplot plots.gp)
+echo "bench: wrote $out/report.md, results.json, ratios.png, speedup.png in $(( $(date +%s) - start )) s" >&2
