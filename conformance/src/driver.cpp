@@ -213,7 +213,7 @@ int run_report(const registry& reg, const options& o) {
      << "cell: `" << o.program << " --impl NAME --req ID --seed N` (add `--in-process` to debug it).\n\n";
   int pilfer_failures = 0, survivors = 0, findings = 0;
   std::vector<std::string> notes;
-  for (kind k : {kind::deque, kind::injector, kind::pool}) {
+  for (kind k : {kind::deque, kind::injector, kind::pool, kind::graph}) {
     std::vector<const implementation*> cols;
     std::vector<std::string> ids;
     for (const auto& im : reg.impls())

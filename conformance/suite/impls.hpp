@@ -10,4 +10,5 @@ void add_injectors(registry& r);
 void add_pools(registry& r);
 void add_deque_mutants(registry& r);
 void add_other_mutants(registry& r);
+void add_graphs(registry& r);  // graph executors and their mutants (graphs.cpp)
 }  // namespace pilfer::conformance::suite

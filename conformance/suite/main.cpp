@@ -9,5 +9,6 @@ int main(int argc, char** argv) {
   pilfer::conformance::suite::add_pools(r);
   pilfer::conformance::suite::add_deque_mutants(r);
   pilfer::conformance::suite::add_other_mutants(r);
+  pilfer::conformance::suite::add_graphs(r);
   return pilfer::conformance::main(r, argc, argv);
 }

@@ -77,6 +77,13 @@ const std::map<std::string, std::string>& operations() {
       {"injector.S11", "steal: set READ"},         {"injector.D1", "destroy: load slot state"},
       {"injector.D2", "destroy: set DESTROY"},     {"injector.L1", "live-block counter"},
       {"injector.Z1", "size/empty: loads"},        {"injector.X1", "ctor/dtor: block pointers"},
+      {"graph.C1", "task done: decrement successor's counter"},
+      {"graph.R1", "run begins: reset counters"},  {"graph.R2", "successor ready: re-arm counter"},
+      {"graph.F1", "run begins: set inflight"},    {"graph.F2", "task done: decrement inflight"},
+      {"graph.F3", "extra successor: increment inflight"},
+      {"graph.D1", "run over: store done"},        {"graph.D2", "waiter: load done"},
+      {"graph.E1", "first exception: claim"},      {"graph.E2", "stop flag"},
+      {"graph.H1", "run state: drop reference"},
   };
   return ops;
 }
@@ -133,7 +140,10 @@ int main(int argc, char** argv) {
       "injector.S11=relaxed", "injector.D1=relaxed",  "injector.D2=relaxed",  "injector.S1=relaxed",
       "injector.S9=relaxed",  "injector.S11=acquire", "injector.S11=release", "injector.D2=acquire",
       "injector.D2=release",  "injector.P3=relaxed",  "injector.P3=acq_rel",  "injector.S3=acq_rel",
-      "injector.S3=relaxed",  "injector.Z1=acq_rel",  "injector.Z1=relaxed"};
+      "injector.S3=relaxed",  "injector.Z1=acq_rel",  "injector.Z1=relaxed",
+      // task graphs (lib/docs/graph.md): the dependency counter, the iteration count, done
+      "graph.C1=acquire",     "graph.C1=release",     "graph.C1=relaxed",     "graph.F2=acquire",
+      "graph.F2=release",     "graph.F2=relaxed",     "graph.D1=relaxed",     "graph.D2=relaxed"};
   std::ofstream tsv(out);
   std::ofstream mdf(md);
   tsv << "tag\toperation\tdeclared\tweakened\tverdict\tscenario\tkind\texecutions\tseconds\n";

@@ -21,6 +21,8 @@
 // injector_adapter A (any number of producers and consumers):
 //   A(), void a.push(v), steal_outcome a.steal(), name
 //
+// graph_adapter G: see graph_tests.hpp.
+//
 // pool_adapter P:
 //   P(unsigned threads)
 //   void submit(std::function<void()>)          from outside the pool
@@ -57,10 +59,10 @@ struct batch_outcome {
   std::size_t count = 0;  // items moved into dest on success
 };
 
-enum class kind { deque, injector, pool };
+enum class kind { deque, injector, pool, graph };
 
 inline const char* to_string(kind k) noexcept {
-  return k == kind::deque ? "deque" : k == kind::injector ? "injector" : "pool";
+  return k == kind::deque ? "deque" : k == kind::injector ? "injector" : k == kind::pool ? "pool" : "graph";
 }
 
 template <class A>

@@ -17,6 +17,7 @@
 
 #include "pilfer/conformance/adapters.hpp"
 #include "pilfer/conformance/deque_tests.hpp"
+#include "pilfer/conformance/graph_tests.hpp"
 #include "pilfer/conformance/injector_tests.hpp"
 #include "pilfer/conformance/pool_tests.hpp"
 #include "pilfer/conformance/verdict.hpp"
@@ -125,6 +126,28 @@ std::vector<requirement_test> pool_requirements() {
   return t;
 }
 
+template <graph_adapter G>
+std::vector<requirement_test> graph_requirements() {
+  std::vector<requirement_test> t;
+  // @verifies GRAPH-1
+  t.push_back({"GRAPH-1", "exactly once, after predecessors", [](const run_config& c) {
+                 return graph_dag_runs<G>(c, "GRAPH-1", 1, 30);
+               }});
+  // @verifies GRAPH-2
+  t.push_back({"GRAPH-2", "reruns of one graph", [](const run_config& c) {
+                 return graph_dag_runs<G>(c, "GRAPH-2", 4, 15);
+               }});
+  // @verifies GRAPH-3
+  t.push_back({"GRAPH-3", "ready successors to the own deque", [](const run_config& c) { return graph_own_deque<G>(c); }});
+  // @verifies GRAPH-4
+  t.push_back({"GRAPH-4", "first exception reaches the waiter", [](const run_config& c) { return graph_exceptions<G>(c); }});
+  // @verifies GRAPH-6
+  t.push_back({"GRAPH-6", "condition loops; cycle reported", [](const run_config& c) { return graph_conditions<G>(c); }});
+  // @verifies GRAPH-7
+  t.push_back({"GRAPH-7", "subflow joined before successors", [](const run_config& c) { return graph_subflow<G>(c); }});
+  return t;
+}
+
 /// One implementation under test.
 struct implementation {
   std::string name;
@@ -151,6 +174,11 @@ class registry {
   void add_pool(std::string name, std::string role = "peer", std::string target = {}, std::string desc = {}) {
     impls_.push_back({std::move(name), kind::pool, std::move(role), std::move(target), std::move(desc),
                       pool_requirements<P>()});
+  }
+  template <graph_adapter G>
+  void add_graph(std::string name, std::string role = "peer", std::string target = {}, std::string desc = {}) {
+    impls_.push_back({std::move(name), kind::graph, std::move(role), std::move(target), std::move(desc),
+                      graph_requirements<G>()});
   }
   const std::vector<implementation>& impls() const { return impls_; }
 

@@ -1,0 +1,281 @@
+// pilfer/detail/graph_core.hpp — the scheduling core of task graphs (lib/docs/graph.md).
+//
+// What users never name: the node a task of a graph lives in, the state of one run, and the
+// scheduling step that runs a node and releases its successors. The step is a template over a
+// worker context so that the pool (pilfer/graph.hpp) and the model checker's scenarios
+// (models/scenarios/graph_scenarios.cpp) run the same code:
+//
+//   ctx.push(node*)  make a ready node available: the calling worker's own deque (seed 001)
+//   ctx.worker()     index of the calling worker (-1: not a worker)
+//   ctx.report(e)    an exception that is not the run's first (on_uncaught)
+//
+// Tags ([graph.*]) name the rows of the order table in lib/docs/graph.md.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pilfer/detail/pool_task.hpp"
+#include "pilfer/sync.hpp"
+
+namespace pilfer {
+
+template <class Sync>
+class basic_subflow;
+
+namespace detail {
+
+enum class graph_work : unsigned char { plain, condition, subflow };
+
+template <class Sync>
+struct graph_run_state;
+
+/// One task of a graph. Built once (emplace/precede), run any number of times: nothing here is
+/// allocated per run. It is a pool task_base (not counted in the pool's pending count: the run
+/// handle is what one waits on) whose entry point runs the scheduling step.
+template <class Sync>
+struct graph_node final : task_base {
+  graph_node(std::size_t i, task_base::fn_t entry) : task_base(entry, false), index(i) {}
+
+  std::size_t index;
+  std::string name;
+  graph_work kind = graph_work::plain;
+  std::function<void()> plain_fn;
+  std::function<int()> cond_fn;
+  std::function<void(basic_subflow<Sync>&)> sub_fn;
+  std::vector<graph_node*> succ;  // in precede() order (a condition's return value indexes it)
+  std::vector<graph_node*> pred;
+  std::uint32_t strong_in = 0;    // predecessors that are not condition tasks
+  bool weak_in = false;           // some predecessor is a condition task
+  graph_run_state<Sync>* run = nullptr; // the run in progress; set before the sources are released
+
+  /// Unfinished strong predecessors in this run (reset to strong_in when a run begins).
+  alignas(cache_line) atomic_t<Sync, std::uint32_t> join{0};
+
+  // Per-run observations: written by whoever runs the node (one at a time: the node runs again
+  // only after a later release, which happens-after this run of it), read after the run.
+  cell_t<Sync, int> readied_by{-1};      // worker that released it (written before the push)
+  cell_t<Sync, int> worker{-1};          // worker that ran it last
+  cell_t<Sync, std::uint32_t> runs{0};   // bodies executed this run (> 1 only in loops)
+  cell_t<Sync, std::uint32_t> steals{0}; // runs on another worker than the releasing one
+  cell_t<Sync, std::uint64_t> begin_ns{0}, end_ns{0};  // last execution (profiling on)
+};
+
+/// Monotonic nanoseconds for per-task timings (never under the model: time is not modelled).
+inline std::uint64_t graph_now_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+/// The state of one run (run, run_n or run_until): one allocation per run, shared by the
+/// handle and the run itself (two references).
+template <class Sync>
+struct graph_run_state {
+  /// Called by the finisher of an iteration: true = run the graph again.
+  std::function<bool()> again;
+  /// Called once when the run is over (the graph is released, stats are final).
+  std::function<void(graph_run_state&)> on_finish;
+  const std::vector<graph_node<Sync>*>* sources = nullptr;
+  const std::vector<graph_node<Sync>*>* nodes = nullptr;
+  bool profile = false;
+  void* pool = nullptr;  // basic_pool<Sync>* (helping waits); null under the model's worker loop
+  std::function<void(std::exception_ptr)> report;  // uncollected / non-first exceptions
+
+  /// Tasks released and not yet finished in the current iteration (seed 001's "topology join
+  /// counter"). 0 = the iteration is over.
+  alignas(cache_line) atomic_t<Sync, std::uint64_t> inflight{0};
+  /// Set by the first exception or cancel(): no new task of this run is started.
+  alignas(cache_line) atomic_t<Sync, bool> stop{false};
+  atomic_t<Sync, bool> failed{false};
+  atomic_t<Sync, bool> cancelled{false};
+  /// 0 running, 1 finished; waiters block on it.
+  atomic_t<Sync, std::uint32_t> done{0};
+  atomic_t<Sync, std::uint32_t> refs{2};
+
+  cell_t<Sync, std::exception_ptr> error{};  // the first exception (written by the one that set failed)
+  cell_t<Sync, bool> error_taken{false};     // get() rethrew it
+  cell_t<Sync, std::uint64_t> iterations{0}; // finished iterations (finisher only)
+  cell_t<Sync, std::uint64_t> started_ns{0}, finished_ns{0};
+
+  bool is_done() const noexcept {
+    // [graph.D2] acquire: pairs with [graph.D1]; the run's effects (every task's writes, the
+    // error, the stats cells) are visible to whoever sees 1.
+    return done.load(PILFER_SITE("graph.D2", acquire)) != 0;
+  }
+
+  /// Stop scheduling new tasks of this run (exception or cancel).
+  void request_stop() noexcept {
+    // [graph.E2] relaxed: `stop` guards no data. A worker that still reads false starts one more
+    // task, which the contract allows ("tasks already released may run"); the run's end is
+    // decided by `inflight`, not by this flag.
+    stop.store(true, PILFER_SITE("graph.E2", relaxed));
+  }
+  bool stopping() const noexcept { return stop.load(PILFER_SITE("graph.E2", relaxed)); }
+};
+
+/// Reset every node's counter and release the sources for one iteration. Returns the source to
+/// run inline (keep_one) or nullptr (all pushed). Called by the run's starter or by the finisher
+/// of the previous iteration: no task of this run is in flight, so the stores race with nothing.
+template <class Sync, class Ctx>
+graph_node<Sync>* begin_iteration(graph_run_state<Sync>& r, Ctx& ctx, bool keep_one) {
+  for (graph_node<Sync>* n : *r.nodes) {
+    // [graph.R1] relaxed: published to every worker that later decrements the counter by the
+    // push of a source below (deque release / steal acquire) and the chain of releases from there.
+    n->join.store(n->strong_in, PILFER_SITE("graph.R1", relaxed));
+  }
+  const auto& src = *r.sources;
+  // [graph.F1] relaxed: nobody else touches inflight now; published with the pushes below.
+  r.inflight.store(src.size(), PILFER_SITE("graph.F1", relaxed));
+  graph_node<Sync>* first = nullptr;
+  for (graph_node<Sync>* s : src) {
+    s->readied_by.write() = ctx.worker();
+    if (keep_one && first == nullptr) {
+      first = s;
+      continue;
+    }
+    ctx.push(s);
+  }
+  return first;
+}
+
+/// One unit of the iteration's inflight count is finished. Returns true when it was the last:
+/// the caller then owns the end of the iteration.
+template <class Sync>
+bool finish_unit(graph_run_state<Sync>& r) noexcept {
+  // [graph.F2] acq_rel: release publishes this task's writes (and its counter decrements) to the
+  // finisher; acquire (the finisher reads 1) takes every earlier unit's release through the RMW
+  // chain, so the finisher sees all of the iteration's writes before it resets the counters
+  // ([graph.R1]) or reports the run done ([graph.D1]).
+  return r.inflight.fetch_sub(1, PILFER_SITE("graph.F2", acq_rel)) == 1;
+}
+
+/// Drop one of the two references (handle, run). The last one frees the state; an exception
+/// nobody collected with get() goes to the reporter then (a dropped handle does not lose it).
+template <class Sync>
+void release_run(graph_run_state<Sync>* r) noexcept {
+  // [graph.H1] acq_rel: the last owner sees every write of the other (error, error_taken).
+  if (r->refs.fetch_sub(1, PILFER_SITE("graph.H1", acq_rel)) != 1) return;
+  if (r->error.read() && !r->error_taken.read() && r->report) r->report(r->error.read());
+  Sync::destroy(r);
+}
+
+/// The run is over: publish it, then drop the run's reference.
+template <class Sync>
+void finish_run(graph_run_state<Sync>& r) noexcept {
+  if constexpr (!Sync::is_model) r.finished_ns.write() = graph_now_ns();
+  if (r.on_finish) r.on_finish(r);
+  // [graph.D1] release: pairs with [graph.D2]; everything the run wrote (acquired by the
+  // finisher through [graph.F2]) is visible to the waiter.
+  r.done.store(1, PILFER_SITE("graph.D1", release));
+  r.done.notify_all();
+  release_run(&r);
+}
+
+/// Record the first exception (it reaches the waiter); later ones go to ctx.report.
+template <class Sync, class Ctx>
+void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noexcept {
+  // [graph.E1] relaxed RMW: atomicity alone picks one winner. The winner's write of `error` reaches
+  // the waiter through its own [graph.F2] release and [graph.D1].
+  if (!r.failed.exchange(true, PILFER_SITE("graph.E1", relaxed))) {
+    r.error.write() = std::move(e);
+  } else {
+    ctx.report(std::move(e));
+  }
+  r.request_stop();
+}
+
+/// Run the body of n. Returns the condition's choice (-1 for other kinds) or -2 on exception.
+template <class Sync, class Ctx>
+int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  const int me = ctx.worker();
+  n->worker.write() = me;
+  n->runs.write() += 1;
+  if (n->readied_by.read() != me) n->steals.write() += 1;
+  if constexpr (!Sync::is_model) {
+    if (r.profile) n->begin_ns.write() = graph_now_ns();
+  }
+  int choice = -1;
+  try {
+    switch (n->kind) {
+      case graph_work::plain:
+        n->plain_fn();
+        break;
+      case graph_work::condition:
+        choice = n->cond_fn();
+        if (choice < 0) choice = -1;
+        break;
+      case graph_work::subflow:
+        ctx.run_subflow(*n);
+        break;
+    }
+  } catch (...) {
+    record_error(r, ctx, std::current_exception());
+    choice = -2;
+  }
+  if constexpr (!Sync::is_model) {
+    if (r.profile) n->end_ns.write() = graph_now_ns();
+  }
+  return choice;
+}
+
+/// The scheduling step (seed 001): run n; for each successor whose counter reaches zero, keep
+/// the first to run next on this worker (no queue round-trip) and push the others onto this
+/// worker's own deque, where idle workers steal them. Continues with the kept successor until
+/// none is left. Lock-free, allocation-free.
+template <class Sync, class Ctx>
+void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  while (n != nullptr) {
+    graph_node<Sync>* next = nullptr;
+    const auto release = [&](graph_node<Sync>* s) {
+      s->readied_by.write() = ctx.worker();
+      if (next == nullptr) {
+        next = s;  // our inflight unit passes to it
+        return;
+      }
+      // [graph.F3] relaxed: ordered before s's own [graph.F2] decrement by the push below (release)
+      // and the popper's acquire; the count cannot reach zero meanwhile, because our own unit
+      // (n, then next) is still in it.
+      r.inflight.fetch_add(1, PILFER_SITE("graph.F3", relaxed));
+      ctx.push(s);
+    };
+    if (!r.stopping()) {
+      const int choice = invoke_body(n, r, ctx);
+      if (choice != -2 && !r.stopping()) {
+        if (n->kind == graph_work::condition) {
+          // A condition edge is weak: the chosen successor runs without counting (loops).
+          if (choice >= 0 && static_cast<std::size_t>(choice) < n->succ.size()) release(n->succ[static_cast<std::size_t>(choice)]);
+        } else {
+          for (graph_node<Sync>* s : n->succ) {
+            // [graph.C1] acq_rel: release publishes n's writes to the successor's runner; acquire
+            // (in whoever reads 1, the last predecessor) takes every earlier predecessor's release
+            // through the RMW chain on the counter: the successor sees all its predecessors' writes.
+            if (s->join.fetch_sub(1, PILFER_SITE("graph.C1", acq_rel)) == 1) {
+              // Re-arm at once for a later pass through a loop (condition tasks): the next
+              // decrement comes from a predecessor that runs again only after s has run, i.e.
+              // after this store in happens-before. [graph.R2] relaxed: the same argument as
+              // [graph.R1]; the store is published by the push/keep of s.
+              s->join.store(s->strong_in, PILFER_SITE("graph.R2", relaxed));
+              release(s);
+            }
+          }
+        }
+      }
+    }
+    if (next == nullptr && finish_unit(r)) {
+      // Last task of this iteration: run again (run_n / run_until) or finish the run.
+      if (!r.stopping()) r.iterations.write() += 1;
+      if (!r.stopping() && r.again && r.again()) next = begin_iteration(r, ctx, true);
+      if (next == nullptr) finish_run(r);  // r may be freed from here on: touch nothing
+    }
+    n = next;
+  }
+}
+
+}  // namespace detail
+}  // namespace pilfer

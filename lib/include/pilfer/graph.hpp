@@ -1,0 +1,686 @@
+// pilfer/graph.hpp — task graphs on the work-stealing pool (Taskflow / oneTBB flow_graph style).
+//
+//   pilfer::pool p;
+//   pilfer::graph g("pipeline");
+//   auto load  = g.emplace([&] { read(); }).name("load");
+//   auto parse = g.emplace([&] { parse(); }).name("parse");
+//   auto check = g.emplace([&] { verify(); }).name("check");
+//   auto save  = g.emplace([&] { write(); }).name("save");
+//   load.precede(parse, check);              // load -> {parse, check} -> save
+//   save.succeed(parse, check);
+//   pilfer::run(p, g).get();                 // once; rethrows the first exception
+//   pilfer::run_n(p, g, 10).get();           // ten times in a row
+//   g.dump_dot(std::cout);                   // Graphviz, with the last run's timings
+//
+// Build a graph once, run it any number of times (GRAPH-2). Tasks are callables:
+//   void()                      plain task
+//   int()                       condition task: returns the index (precede order) of the ONE
+//                               successor to run next; out of range = none. Its edges are weak:
+//                               the chosen successor runs without waiting for other
+//                               predecessors; loops are allowed only through such edges (GRAPH-6)
+//   void(pilfer::subflow&)      subflow task: builds a subgraph while it runs; the subgraph is
+//                               joined (run and waited for) by sf.join() or when the task returns
+//
+// Scheduling (seed 001, lib/docs/graph.md): every task has a counter of unfinished predecessors,
+// reset when a run begins; a finishing task decrements its successors' counters and each one that
+// reaches zero is pushed onto the finishing worker's OWN deque, except the first, which the worker
+// runs next without a queue round-trip; idle workers steal from there (GRAPH-3). A run started from
+// outside the pool enters through the injector. No lock and no allocation per task per run: one
+// allocation per run (the run's state; plus one pool task when started from outside).
+//
+// Contracts:
+//   * basic_graph is built by one thread at a time; modifying it while a run of it is in progress
+//     (or two threads modifying it at once) throws graph_error (GRAPH-8), never corrupts a run.
+//   * run()/run_n()/run_until(): any thread, including a task of the same pool. Throws
+//     graph_error for a cycle that does not pass through a condition task (naming its tasks),
+//     for a graph with no source task, and when a run of the same graph is still in progress
+//     (runs of one graph do not overlap; wait for the previous one). The graph must outlive
+//     the run (its destructor waits for a run in progress).
+//   * handle.wait(): on a worker of the pool it runs other tasks until the run is over (the
+//     pool's helping wait); elsewhere it blocks. get() = wait() + rethrow the first exception
+//     (GRAPH-4) or throw graph_cancelled (GRAPH-5). Later exceptions of the same run, and one
+//     nobody collected with get(), go to the pool's on_uncaught handler.
+//   * pool.wait_idle() does not wait for graph runs: wait on their handles.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "pilfer/detail/graph_core.hpp"
+#include "pilfer/pool.hpp"
+
+namespace pilfer {
+
+/// A graph used the wrong way: a cycle without a condition task, no source, a run while it is
+/// modified, a modification while it runs, overlapping runs. The message names the graph (and
+/// the tasks of a cycle).
+class graph_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+/// Thrown by get() of a run that was cancelled (handle.cancel() or pool shutdown(cancel)).
+class graph_cancelled : public std::runtime_error {
+ public:
+  explicit graph_cancelled(const std::string& graph)
+      : std::runtime_error("pilfer graph '" + graph + "': run was cancelled") {}
+};
+
+/// Per-run statistics (GRAPH-9), final once the run is over.
+struct graph_run_stats {
+  std::uint64_t iterations = 0;           ///< completed passes over the graph (run_n / run_until)
+  std::uint64_t tasks_run = 0;            ///< task bodies executed, over all passes
+  std::uint64_t steals = 0;               ///< task runs on another worker than the one that released it
+  std::uint64_t critical_path_tasks = 0;  ///< longest chain of tasks that ran in the last pass
+  std::uint64_t critical_path_ns = 0;     ///< the same chain weighted by measured durations (profiling on)
+  std::uint64_t wall_ns = 0;              ///< start of run() to the end of the last task (profiling on)
+  bool failed = false;                    ///< a task threw
+  bool cancelled = false;
+};
+
+template <class Sync = std_sync>
+class basic_graph;
+template <class Sync = std_sync>
+class basic_graph_run;
+namespace detail {
+template <class Sync>
+struct pool_graph_ctx;
+}
+
+/// A task of a graph: a cheap reference used to add edges and names. Valid while its graph is.
+template <class Sync = std_sync>
+class basic_graph_task {
+ public:
+  basic_graph_task() noexcept = default;
+
+  /// This task runs before each of `ts` (edges this -> t).
+  template <class... Ts>
+  basic_graph_task& precede(const Ts&... ts) {
+    (g_->add_edge(n_, ts.n_), ...);
+    return *this;
+  }
+  /// This task runs after each of `ts` (edges t -> this).
+  template <class... Ts>
+  basic_graph_task& succeed(const Ts&... ts) {
+    (g_->add_edge(ts.n_, n_), ...);
+    return *this;
+  }
+  basic_graph_task& name(std::string s) {
+    g_->rename(n_, std::move(s));
+    return *this;
+  }
+  const std::string& name() const noexcept { return n_->name; }
+  std::size_t num_successors() const noexcept { return n_->succ.size(); }
+  std::size_t num_predecessors() const noexcept { return n_->pred.size(); }
+  bool is_condition() const noexcept { return n_->kind == detail::graph_work::condition; }
+  /// Last run: worker that ran it (-1: did not run), times it ran.
+  int last_worker() const noexcept { return n_->worker.read(); }
+  std::uint32_t last_runs() const noexcept { return n_->runs.read(); }
+  bool valid() const noexcept { return n_ != nullptr; }
+
+ private:
+  friend class basic_graph<Sync>;
+  basic_graph_task(basic_graph<Sync>* g, detail::graph_node<Sync>* n) noexcept : g_(g), n_(n) {}
+  basic_graph<Sync>* g_ = nullptr;
+  detail::graph_node<Sync>* n_ = nullptr;
+};
+
+template <class Sync>
+class basic_graph {
+  using node = detail::graph_node<Sync>;
+
+ public:
+  explicit basic_graph(std::string name = "graph") : name_(std::move(name)) {}
+  basic_graph(const basic_graph&) = delete;
+  basic_graph& operator=(const basic_graph&) = delete;
+  /// Waits for a run in progress (a graph must outlive its runs).
+  ~basic_graph() {
+    // [graph.G2] acquire: pairs with [graph.G3]; the run's last touch of the nodes is before.
+    while (state_.load(PILFER_SITE("graph.G2", acquire)) & running) Sync::yield();
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  std::size_t size() const noexcept { return nodes_.size(); }
+  bool empty() const noexcept { return nodes_.empty(); }
+
+  /// Add a task (see the file comment for the three kinds). Throws graph_error while a run of
+  /// this graph is in progress.
+  template <class F>
+  basic_graph_task<Sync> emplace(F&& f) {
+    modify_guard g(*this);
+    auto n = std::make_unique<node>(nodes_.size(), &pool_entry);
+    n->name = "task" + std::to_string(nodes_.size());
+    using D = std::decay_t<F>;
+    if constexpr (std::is_invocable_v<D&, basic_subflow<Sync>&>) {
+      n->kind = detail::graph_work::subflow;
+      n->sub_fn = std::forward<F>(f);
+    } else {
+      static_assert(std::is_invocable_v<D&>, "pilfer::graph::emplace: the callable takes () or (subflow&)");
+      using R = std::invoke_result_t<D&>;
+      if constexpr (std::is_void_v<R>) {
+        n->plain_fn = std::forward<F>(f);
+      } else {
+        static_assert(std::is_integral_v<R>, "pilfer::graph::emplace: a condition task returns an integer");
+        n->kind = detail::graph_work::condition;
+        n->cond_fn = [g2 = D(std::forward<F>(f))]() mutable { return static_cast<int>(g2()); };
+      }
+    }
+    node* raw = n.get();
+    nodes_.push_back(std::move(n));
+    dirty_ = true;
+    return basic_graph_task<Sync>(this, raw);
+  }
+
+  /// Several tasks at once: auto [a, b, c] = g.emplace(fa, fb, fc);
+  template <class F1, class F2, class... Fs>
+  auto emplace(F1&& a, F2&& b, Fs&&... fs) {
+    return std::tuple{emplace(std::forward<F1>(a)), emplace(std::forward<F2>(b)), emplace(std::forward<Fs>(fs))...};
+  }
+
+  /// Remove every task. Throws graph_error while a run is in progress.
+  void clear() {
+    modify_guard g(*this);
+    nodes_.clear();
+    all_.clear();
+    sources_.clear();
+    topo_.clear();
+    dirty_ = true;
+  }
+
+  /// Per-task timings and the critical path of the last run (profiling on by default; off makes a
+  /// run cheaper by two clock reads per task).
+  void profile(bool on) {
+    modify_guard g(*this);
+    profile_ = on;
+  }
+  bool profiling() const noexcept { return profile_; }
+
+  /// Graphviz DOT: tasks (condition tasks as diamonds, weak edges dashed and labelled with their
+  /// index), each labelled with its last run's duration and worker; the critical path in red.
+  void dump_dot(std::ostream& os) const;
+
+  /// Check the graph as run() does; throws graph_error (cycle / no source).
+  void validate() {
+    modify_guard g(*this);
+    prepare();
+  }
+
+ private:
+  template <class>
+  friend class basic_graph_task;
+  template <class S, class P>
+  friend basic_graph_run<S> run_until(basic_pool<S>& p, basic_graph<S>& g, P pred);
+  friend class basic_graph_run<Sync>;
+
+  static constexpr std::uint32_t running = 1, modifying = 2;
+
+  /// Held by every mutation: a mutation racing with a run (or another mutation) is an error.
+  class modify_guard {
+   public:
+    explicit modify_guard(basic_graph& g) : g_(g) {
+      std::uint32_t expected = 0;
+      // [graph.G1] acquire on success: the previous run's writes to the nodes (stats cells)
+      // happen before this mutation; pairs with [graph.G3] and the previous guard's release.
+      if (!g_.state_.compare_exchange_strong(expected, modifying, PILFER_SITE("graph.G1", acquire),
+                                            PILFER_SITE("graph.G1", relaxed)))
+        throw graph_error("pilfer graph '" + g_.name_ + "': " +
+                          ((expected & running) != 0 ? "modified while a run of it is in progress (wait for the run first)"
+                                                     : "modified by two threads at once"));
+    }
+    ~modify_guard() {
+      // [graph.G3] release: the mutation happens before a later run or mutation ([graph.G1]).
+      g_.state_.store(0, PILFER_SITE("graph.G3", release));
+    }
+    modify_guard(const modify_guard&) = delete;
+    modify_guard& operator=(const modify_guard&) = delete;
+
+   private:
+    basic_graph& g_;
+  };
+
+  void add_edge(node* from, node* to) {
+    modify_guard g(*this);
+    from->succ.push_back(to);
+    to->pred.push_back(from);
+    dirty_ = true;
+  }
+  void rename(node* n, std::string s) {
+    modify_guard g(*this);
+    n->name = std::move(s);
+  }
+
+  /// Begin a run: claim the graph (graph_error if modified or running) and validate it.
+  void claim_for_run() {
+    std::uint32_t expected = 0;
+    // [graph.G1] acquire: the graph's construction and the previous run are visible.
+    if (!state_.compare_exchange_strong(expected, running, PILFER_SITE("graph.G1", acquire),
+                                        PILFER_SITE("graph.G1", relaxed)))
+      throw graph_error("pilfer graph '" + name_ + "': " +
+                        ((expected & running) != 0
+                             ? "run while a previous run of it is in progress (runs of one graph do not overlap)"
+                             : "run while it is being modified"));
+    try {
+      prepare();
+    } catch (...) {
+      unclaim();
+      throw;
+    }
+  }
+  void unclaim() noexcept {
+    // [graph.G3] release: the run's last writes to the nodes happen before a later claim.
+    state_.store(0, PILFER_SITE("graph.G3", release));
+  }
+
+  /// Counters' initial values, sources, topological order over strong edges; cycle check.
+  void prepare() {
+    if (!dirty_) return;
+    all_.clear();
+    sources_.clear();
+    topo_.clear();
+    for (auto& n : nodes_) {
+      all_.push_back(n.get());
+      n->strong_in = 0;
+      n->weak_in = false;
+    }
+    for (auto& n : nodes_)
+      for (node* s : n->succ) {
+        if (n->kind == detail::graph_work::condition) s->weak_in = true;
+        else ++s->strong_in;
+      }
+    for (auto& n : nodes_)
+      if (n->pred.empty()) sources_.push_back(n.get());
+    // Kahn over strong edges: what is left over lies on (or behind) a cycle without a condition.
+    std::vector<std::uint32_t> in(nodes_.size());
+    for (auto& n : nodes_) in[n->index] = n->strong_in;
+    for (auto& n : nodes_)
+      if (in[n->index] == 0) topo_.push_back(n.get());
+    for (std::size_t i = 0; i < topo_.size(); ++i) {
+      node* n = topo_[i];
+      if (n->kind == detail::graph_work::condition) continue;
+      for (node* s : n->succ)
+        if (--in[s->index] == 0) topo_.push_back(s);
+    }
+    if (topo_.size() != nodes_.size()) throw graph_error(describe_cycle(in));
+    if (sources_.empty() && !nodes_.empty())
+      throw graph_error("pilfer graph '" + name_ + "': no source task (every task has a predecessor), nothing can start");
+    dirty_ = false;
+  }
+
+  /// Walk strong predecessors among the left-over nodes until one repeats: that is a cycle.
+  std::string describe_cycle(const std::vector<std::uint32_t>& in) const {
+    node* start = nullptr;
+    for (auto& n : nodes_)
+      if (in[n->index] != 0) {
+        start = n.get();
+        break;
+      }
+    std::vector<int> seen_at(nodes_.size(), -1);
+    std::vector<node*> path;
+    node* cur = start;
+    while (seen_at[cur->index] < 0) {
+      seen_at[cur->index] = static_cast<int>(path.size());
+      path.push_back(cur);
+      node* up = nullptr;
+      for (node* p : cur->pred)
+        if (p->kind != detail::graph_work::condition && in[p->index] != 0) {
+          up = p;
+          break;
+        }
+      cur = up;  // a left-over node has a left-over strong predecessor
+    }
+    std::vector<node*> cyc(path.begin() + seen_at[cur->index], path.end());
+    std::reverse(cyc.begin(), cyc.end());  // predecessor order -> edge order
+    // start at the task added first, so the message does not depend on where the walk began
+    std::rotate(cyc.begin(), std::min_element(cyc.begin(), cyc.end(), [](node* x, node* y) { return x->index < y->index; }),
+                cyc.end());
+    std::string s = "pilfer graph '" + name_ + "': cycle without a condition task: ";
+    for (node* n : cyc) s += n->name + " -> ";
+    s += cyc.front()->name;
+    return s;
+  }
+
+  static void pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept;
+
+  /// Critical path over strong edges among tasks that ran in the last pass.
+  void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
+
+  std::string name_;
+  std::vector<std::unique_ptr<node>> nodes_;
+  std::vector<node*> all_, sources_, topo_;
+  bool dirty_ = true;
+  bool profile_ = true;
+  atomic_t<Sync, std::uint32_t> state_{0};
+};
+
+using graph = basic_graph<>;
+using graph_task = basic_graph_task<>;
+
+/// A subgraph built by a running task (Taskflow's subflow). join() runs it on the pool and waits
+/// (helping); a subflow not joined explicitly is joined when its task returns. Its exception
+/// propagates out of join() into the parent task (and so to the parent run's waiter).
+template <class Sync>
+class basic_subflow {
+ public:
+  template <class F>
+  basic_graph_task<Sync> emplace(F&& f) {
+    return g_.emplace(std::forward<F>(f));
+  }
+  template <class F1, class F2, class... Fs>
+  auto emplace(F1&& a, F2&& b, Fs&&... fs) {
+    return g_.emplace(std::forward<F1>(a), std::forward<F2>(b), std::forward<Fs>(fs)...);
+  }
+  void join();
+  bool joined() const noexcept { return joined_; }
+  basic_pool<Sync>& pool() noexcept { return pool_; }
+  basic_graph<Sync>& graph() noexcept { return g_; }
+
+ private:
+  friend struct detail::pool_graph_ctx<Sync>;
+  basic_subflow(basic_pool<Sync>& p, const std::string& parent) : pool_(p), g_(parent + ".subflow") {}
+  basic_pool<Sync>& pool_;
+  basic_graph<Sync> g_;
+  bool joined_ = false;
+};
+
+using subflow = basic_subflow<std_sync>;
+
+/// Handle to a run. Move-only. ready(): any thread, wait-free. wait()/get(): see file comment.
+/// stats(): after the run is over (wait() first), while the graph exists.
+template <class Sync>
+class basic_graph_run {
+ public:
+  basic_graph_run() noexcept = default;
+  basic_graph_run(basic_graph_run&& o) noexcept : r_(std::exchange(o.r_, nullptr)), g_(o.g_) {}
+  basic_graph_run& operator=(basic_graph_run&& o) noexcept {
+    if (this != &o) {
+      reset();
+      r_ = std::exchange(o.r_, nullptr);
+      g_ = o.g_;
+    }
+    return *this;
+  }
+  ~basic_graph_run() { reset(); }
+
+  bool valid() const noexcept { return r_ != nullptr; }
+  bool ready() const { return state().is_done(); }
+
+  void wait() const {
+    auto& r = state();
+    if (r.is_done()) return;
+    auto* p = static_cast<basic_pool<Sync>*>(r.pool);
+    if (p != nullptr && p->on_worker()) {
+      p->help_until([&r] { return r.is_done(); });
+    } else {
+      while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
+    }
+  }
+
+  /// wait(), then rethrow the run's first exception or throw graph_cancelled.
+  void get() {
+    wait();
+    auto& r = state();
+    if (r.error.read()) {
+      r.error_taken.write() = true;
+      std::rethrow_exception(r.error.read());
+    }
+    if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(g_->name());
+  }
+
+  /// Stop the run: tasks not yet started are not started (those running finish); get() throws
+  /// graph_cancelled (unless a task threw first). Returns at once; wait() for the end.
+  void cancel() noexcept {
+    auto& r = state();
+    // [graph.E2] relaxed: see request_stop(); the waiter reads `cancelled` after [graph.D2].
+    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    r.request_stop();
+  }
+
+  graph_run_stats stats() const {
+    auto& r = state();
+    if (!r.is_done()) throw std::logic_error("pilfer graph '" + g_->name() + "': stats() before the run is over");
+    graph_run_stats s;
+    s.iterations = r.iterations.read();
+    for (const auto* n : g_->all_) {
+      s.tasks_run += n->runs.read();
+      s.steals += n->steals.read();
+    }
+    g_->critical_path(s.critical_path_tasks, s.critical_path_ns, nullptr);
+    if (r.profile) s.wall_ns = r.finished_ns.read() - r.started_ns.read();
+    s.failed = r.failed.load(PILFER_SITE("graph.E1", relaxed));
+    s.cancelled = r.cancelled.load(PILFER_SITE("graph.E2", relaxed));
+    return s;
+  }
+
+ private:
+  template <class S, class P>
+  friend basic_graph_run<S> run_until(basic_pool<S>& p, basic_graph<S>& g, P pred);
+  basic_graph_run(detail::graph_run_state<Sync>* r, const basic_graph<Sync>* g) noexcept : r_(r), g_(g) {}
+  detail::graph_run_state<Sync>& state() const {
+    if (r_ == nullptr) throw std::logic_error("pilfer graph run handle: no run (default-constructed or moved from)");
+    return *r_;
+  }
+  void reset() noexcept {
+    if (r_) detail::release_run(std::exchange(r_, nullptr));
+  }
+  detail::graph_run_state<Sync>* r_ = nullptr;
+  const basic_graph<Sync>* g_ = nullptr;
+};
+
+using graph_run = basic_graph_run<>;
+
+namespace detail {
+
+/// The pool's side of the scheduling step: push = the calling worker's own deque.
+template <class Sync>
+struct pool_graph_ctx {
+  basic_pool<Sync>& pool;
+  int index;
+  int worker() const noexcept { return index; }
+  void push(graph_node<Sync>* n) { pool.push_join_job(n); }
+  void report(std::exception_ptr e) const noexcept { pool.sink().report(std::move(e)); }
+  void run_subflow(graph_node<Sync>& n);
+};
+
+}  // namespace detail
+
+/// Run g on p until pred() returns true; pred is checked before each pass (so it may run zero
+/// times) by the worker that finished the previous pass.
+template <class Sync, class P>
+basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pred) {
+  g.claim_for_run();
+  detail::graph_run_state<Sync>* r;
+  try {
+    r = Sync::template make<detail::graph_run_state<Sync>>();
+  } catch (...) {
+    g.unclaim();
+    throw;
+  }
+  r->nodes = &g.all_;
+  r->sources = &g.sources_;
+  r->profile = g.profile_;
+  r->pool = &p;
+  r->report = [&p](std::exception_ptr e) { p.sink().report(std::move(e)); };
+  r->on_finish = [&g](detail::graph_run_state<Sync>&) { g.unclaim(); };
+  for (auto* n : g.all_) {
+    n->run = r;
+    n->runs.write() = 0;
+    n->steals.write() = 0;
+    n->worker.write() = -1;
+  }
+  if constexpr (!Sync::is_model) r->started_ns.write() = detail::graph_now_ns();
+  bool first = false;
+  try {
+    first = !g.empty() && !pred();
+  } catch (...) {
+    detail::finish_run(*r);
+    detail::release_run(r);
+    throw;
+  }
+  basic_graph_run<Sync> h(r, &g);
+  if (!first) {
+    detail::finish_run(*r);
+    return h;
+  }
+  r->again = [pred = std::move(pred)]() mutable { return !pred(); };
+  if (auto w = p.current_worker_index()) {
+    // Inside a task: release the sources onto this worker's deque; the caller goes on.
+    detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(*w)};
+    detail::begin_iteration(*r, ctx, false);
+  } else {
+    // Outside: one pool task through the injector releases the sources and runs the first.
+    try {
+      p.spawn([r, &p] {
+        detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(*p.current_worker_index())};
+        detail::run_chain(detail::begin_iteration(*r, ctx, true), *r, ctx);
+      });
+    } catch (...) {
+      r->on_finish = nullptr;
+      g.unclaim();
+      detail::release_run(r);  // the run's reference; the handle's goes with h
+      throw;
+    }
+  }
+  return h;
+}
+
+/// Run g once.
+template <class Sync>
+basic_graph_run<Sync> run(basic_pool<Sync>& p, basic_graph<Sync>& g) {
+  bool once = false;
+  return run_until(p, g, [once]() mutable { return std::exchange(once, true); });
+}
+
+/// Run g n times in a row (each pass after the previous one finished).
+template <class Sync>
+basic_graph_run<Sync> run_n(basic_pool<Sync>& p, basic_graph<Sync>& g, std::size_t n) {
+  return run_until(p, g, [n]() mutable {
+    if (n == 0) return true;
+    --n;
+    return false;
+  });
+}
+
+// ---------------------------------------------------------------- out of line
+
+template <class Sync>
+void basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept {
+  auto* n = static_cast<node*>(b);
+  if (op == detail::task_op::destroy) return;  // the graph owns its nodes
+  detail::graph_run_state<Sync>& r = *n->run;
+  auto* p = static_cast<basic_pool<Sync>*>(r.pool);
+  detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(p->current_worker_index().value_or(~0u))};
+  if (op == detail::task_op::cancel) {  // pool shutdown(cancel): the run is cancelled
+    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    r.request_stop();
+  }
+  detail::run_chain(n, r, ctx);  // a stopped run skips the body and releases nothing
+}
+
+template <class Sync>
+void detail::pool_graph_ctx<Sync>::run_subflow(graph_node<Sync>& n) {
+  basic_subflow<Sync> sf(pool, n.name);
+  n.sub_fn(sf);
+  if (!sf.joined()) sf.join();
+}
+
+template <class Sync>
+void basic_subflow<Sync>::join() {
+  if (joined_) throw graph_error("pilfer graph '" + g_.name() + "': subflow joined twice");
+  joined_ = true;
+  if (g_.empty()) return;
+  run(pool_, g_).get();
+}
+
+template <class Sync>
+void basic_graph<Sync>::critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const {
+  tasks = 0;
+  ns = 0;
+  const std::size_t n = nodes_.size();
+  if (n == 0 || dirty_) return;
+  std::vector<std::uint64_t> len(n, 0), dur(n, 0);
+  std::vector<node*> via(n, nullptr);
+  node* best_end = nullptr;
+  for (node* v : topo_) {  // topological over strong edges
+    if (v->runs.read() == 0) continue;
+    const std::uint64_t d = v->end_ns.read() > v->begin_ns.read() ? v->end_ns.read() - v->begin_ns.read() : 0;
+    std::uint64_t bl = 0, bd = 0;
+    node* from = nullptr;
+    for (node* p : v->pred) {
+      if (p->kind == detail::graph_work::condition || p->runs.read() == 0) continue;
+      if (dur[p->index] > bd || (dur[p->index] == bd && len[p->index] > bl)) {
+        bd = dur[p->index];
+        bl = len[p->index];
+        from = p;
+      }
+    }
+    len[v->index] = bl + 1;
+    dur[v->index] = bd + d;
+    via[v->index] = from;
+    if (best_end == nullptr || dur[v->index] > ns || (dur[v->index] == ns && len[v->index] > tasks)) {
+      best_end = v;
+      ns = dur[v->index];
+      tasks = len[v->index];
+    }
+  }
+  if (on_path != nullptr) {
+    on_path->assign(n, 0);
+    for (node* v = best_end; v != nullptr; v = via[v->index]) (*on_path)[v->index] = 1;
+  }
+}
+
+template <class Sync>
+void basic_graph<Sync>::dump_dot(std::ostream& os) const {
+  std::vector<char> on_path;
+  std::uint64_t t = 0, d = 0;
+  critical_path(t, d, &on_path);
+  const auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '"' || c == '\\') o += '\\';
+      o += c;
+    }
+    return o;
+  };
+  os << "digraph \"" << esc(name_) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  os << "  label=\"" << esc(name_) << ": critical path " << t << " tasks";
+  if (profile_) os << ", " << (d / 1000) << "." << (d % 1000) / 100 << " us";
+  os << " (red)\";\n";
+  for (const auto& n : nodes_) {
+    os << "  n" << n->index << " [label=\"" << esc(n->name);
+    if (n->runs.read() > 0) {
+      if (profile_) {
+        const std::uint64_t ns = n->end_ns.read() - n->begin_ns.read();
+        os << "\\n" << (ns / 1000) << "." << (ns % 1000) / 100 << " us";
+      }
+      os << "\\nworker " << n->worker.read();
+      if (n->runs.read() > 1) os << ", ran " << n->runs.read() << "x";
+    } else {
+      os << "\\n(not run)";
+    }
+    os << "\"";
+    if (n->kind == detail::graph_work::condition) os << ", shape=diamond";
+    if (n->kind == detail::graph_work::subflow) os << ", peripheries=2";
+    if (!on_path.empty() && on_path[n->index]) os << ", color=red, penwidth=2";
+    os << "];\n";
+  }
+  for (const auto& n : nodes_)
+    for (std::size_t i = 0; i < n->succ.size(); ++i) {
+      os << "  n" << n->index << " -> n" << n->succ[i]->index;
+      if (n->kind == detail::graph_work::condition) os << " [style=dashed, label=\"" << i << "\"]";
+      os << ";\n";
+    }
+  os << "}\n";
+}
+
+}  // namespace pilfer

@@ -1,0 +1,319 @@
+// Unit tests of pilfer/graph.hpp: building, running, rerunning, waiting, errors, subflows,
+// condition tasks, statistics and the DOT dump.
+#include <gtest/gtest.h>
+#include <pilfer/graph.hpp>
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+using counter = pilfer::std_sync::atomic<int>;
+int load(const counter& c) { return c.load(PILFER_SITE("test.load", acquire)); }
+void bump(counter& c) { c.fetch_add(1, PILFER_SITE("test.bump", acq_rel)); }
+
+// @verifies GRAPH-1
+TEST(Graph, DiamondRunsEachOnceAfterPredecessors) {
+  pilfer::pool p(pilfer::pool_options{.threads = 3});
+  pilfer::graph g("diamond");
+  int a = 0, b = 0, c = 0, d = 0;  // plain: each written by one task, read by its successors
+  auto A = g.emplace([&] { a = 1; }).name("A");
+  auto B = g.emplace([&] { b = a + 1; }).name("B");
+  auto C = g.emplace([&] { c = a + 2; }).name("C");
+  auto D = g.emplace([&] { d = b + c; }).name("D");
+  A.precede(B, C);
+  D.succeed(B, C);
+  pilfer::run(p, g).get();
+  EXPECT_EQ(d, 5);
+  EXPECT_EQ(A.last_runs(), 1u);
+  EXPECT_EQ(D.last_runs(), 1u);
+}
+
+// @verifies GRAPH-2
+TEST(Graph, RerunResetsCounters) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g;
+  counter runs{0};
+  std::vector<pilfer::graph_task> t;
+  for (int i = 0; i < 50; ++i) t.push_back(g.emplace([&] { bump(runs); }));
+  for (int i = 1; i < 50; ++i) t[static_cast<std::size_t>(i)].succeed(t[static_cast<std::size_t>(i / 2)]);
+  for (int k = 0; k < 20; ++k) pilfer::run(p, g).get();
+  EXPECT_EQ(load(runs), 50 * 20);
+  auto h = pilfer::run_n(p, g, 7);
+  h.get();
+  EXPECT_EQ(load(runs), 50 * 27);
+  EXPECT_EQ(h.stats().iterations, 7u);
+  EXPECT_EQ(h.stats().tasks_run, 50u * 7u);
+}
+
+// @verifies GRAPH-2
+TEST(Graph, RunUntilChecksBeforeEachPass) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g;
+  int passes = 0;
+  g.emplace([&] { ++passes; });
+  pilfer::run_until(p, g, [&] { return passes >= 4; }).get();
+  EXPECT_EQ(passes, 4);
+  pilfer::run_until(p, g, [] { return true; }).get();  // zero passes
+  EXPECT_EQ(passes, 4);
+  pilfer::run_n(p, g, 0).get();
+  EXPECT_EQ(passes, 4);
+}
+
+// @verifies GRAPH-3
+TEST(Graph, ReadySuccessorsStayOnTheCompletingWorker) {
+  // One worker: everything runs there; the kept successor and the pushed ones run before an
+  // independent run submitted from outside while the source was running (own deque, not injector).
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  pilfer::graph g("fan"), other("other");
+  counter started{0}, gate{0};
+  std::vector<int> order;  // one worker: no race
+  auto src = g.emplace([&] {
+    bump(started);
+    while (load(gate) == 0) pilfer::std_sync::yield();
+  });
+  for (int i = 0; i < 20; ++i) g.emplace([&order, i] { order.push_back(i); }).succeed(src);
+  other.emplace([&order] { order.push_back(100); });
+  auto h = pilfer::run(p, g);
+  while (load(started) == 0) pilfer::std_sync::yield();
+  auto h2 = pilfer::run(p, other);  // from outside: through the injector
+  bump(gate);
+  h.get();
+  h2.get();
+  ASSERT_EQ(order.size(), 21u);
+  std::size_t pos = 0;
+  while (order[pos] != 100) ++pos;
+  EXPECT_GE(pos, 19u) << "the outside run overtook the graph's own successors";
+  EXPECT_EQ(h.stats().steals, 0u);
+}
+
+// @verifies GRAPH-4
+TEST(Graph, FirstExceptionReachesWaiterAndStopsScheduling) {
+  std::vector<std::string> uncaught;
+  pilfer::pool_options o;
+  o.threads = 2;
+  o.on_uncaught = [&](std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      uncaught.push_back(x.what());
+    }
+  };
+  pilfer::pool p(o);
+  pilfer::graph g;
+  counter after{0};
+  auto A = g.emplace([] { throw std::runtime_error("boom"); });
+  auto B = g.emplace([&] { bump(after); });
+  A.precede(B);
+  try {
+    pilfer::run(p, g).get();
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "boom");
+  }
+  EXPECT_EQ(load(after), 0);
+  // Two failing sources: one reaches the waiter, the other on_uncaught.
+  pilfer::graph g2;
+  counter ready{0};
+  g2.emplace([&] {
+    bump(ready);
+    while (load(ready) < 2) pilfer::std_sync::yield();
+    throw std::runtime_error("one");
+  });
+  g2.emplace([&] {
+    bump(ready);
+    while (load(ready) < 2) pilfer::std_sync::yield();
+    throw std::runtime_error("two");
+  });
+  EXPECT_THROW(pilfer::run(p, g2).get(), std::runtime_error);
+  p.wait_idle();
+  EXPECT_EQ(uncaught.size(), 1u);
+  // the graph is reusable after a failed run
+  pilfer::graph g3;
+  g3.emplace([] {});
+  pilfer::run(p, g3).get();
+}
+
+// @verifies GRAPH-4
+TEST(Graph, DroppedHandleExceptionGoesToOnUncaught) {
+  counter reported{0};
+  pilfer::pool_options o;
+  o.threads = 1;
+  o.on_uncaught = [&](std::exception_ptr) { bump(reported); };
+  pilfer::pool p(o);
+  pilfer::graph g;
+  g.emplace([] { throw std::runtime_error("lost?"); });
+  { auto h = pilfer::run(p, g); }
+  while (load(reported) == 0) pilfer::std_sync::yield();
+  EXPECT_EQ(load(reported), 1);
+}
+
+// @verifies GRAPH-5
+TEST(Graph, CancelStopsNewTasks) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g;
+  counter entered{0}, go{0}, later{0};
+  auto A = g.emplace([&] {
+    bump(entered);
+    while (load(go) == 0) pilfer::std_sync::yield();
+  });
+  auto B = g.emplace([&] { bump(later); });
+  A.precede(B);
+  auto h = pilfer::run(p, g);
+  while (load(entered) == 0) pilfer::std_sync::yield();
+  h.cancel();
+  bump(go);
+  EXPECT_THROW(h.get(), pilfer::graph_cancelled);
+  EXPECT_EQ(load(later), 0);
+  EXPECT_TRUE(h.stats().cancelled);
+}
+
+// @verifies GRAPH-6
+TEST(Graph, CycleWithoutConditionIsReportedAtRun) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  pilfer::graph g("loopy");
+  auto s = g.emplace([] {}).name("start");
+  auto a = g.emplace([] {}).name("a");
+  auto b = g.emplace([] {}).name("b");
+  auto c = g.emplace([] {}).name("c");
+  s.precede(a);
+  a.precede(b);
+  b.precede(c);
+  c.precede(a);
+  try {
+    (void)pilfer::run(p, g);
+    FAIL() << "no error";
+  } catch (const pilfer::graph_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cycle"), std::string::npos) << m;
+    EXPECT_NE(m.find("a -> b -> c -> a"), std::string::npos) << m;
+  }
+  pilfer::graph none("none");
+  auto x = none.emplace([] {}), y = none.emplace([] {});
+  x.precede(y);
+  y.precede(x);
+  EXPECT_THROW((void)pilfer::run(p, none), pilfer::graph_error);
+}
+
+// @verifies GRAPH-6
+TEST(Graph, ConditionTaskLoops) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g;
+  int i = 0, body = 0, done = 0;
+  auto init = g.emplace([&] { i = 0; }).name("init");
+  auto work = g.emplace([&] { ++body; ++i; }).name("body");
+  auto cond = g.emplace([&] { return i < 5 ? 0 : 1; }).name("i<5?");
+  auto stop = g.emplace([&] { ++done; }).name("done");
+  init.precede(work);
+  work.precede(cond);
+  cond.precede(work, stop);
+  pilfer::run(p, g).get();
+  EXPECT_EQ(body, 5);
+  EXPECT_EQ(done, 1);
+  pilfer::run_n(p, g, 3).get();
+  EXPECT_EQ(body, 20);
+  EXPECT_EQ(done, 4);
+  EXPECT_TRUE(cond.is_condition());
+}
+
+// @verifies GRAPH-7
+TEST(Graph, SubflowJoinsBeforeSuccessors) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g;
+  counter inner{0};
+  int seen = -1;
+  auto A = g.emplace([&](pilfer::subflow& sf) {
+    auto x = sf.emplace([&] { bump(inner); });
+    auto y = sf.emplace([&] { bump(inner); });
+    auto z = sf.emplace([&] { bump(inner); });
+    x.precede(z);
+    y.precede(z);
+  });
+  auto B = g.emplace([&] { seen = load(inner); });
+  A.precede(B);
+  pilfer::run_n(p, g, 3).get();
+  EXPECT_EQ(seen, 9);
+  // explicit join, exception from the subflow reaches the parent's waiter
+  pilfer::graph g2;
+  g2.emplace([&](pilfer::subflow& sf) {
+    sf.emplace([] { throw std::logic_error("inner"); });
+    sf.join();
+  });
+  EXPECT_THROW(pilfer::run(p, g2).get(), std::logic_error);
+}
+
+// @verifies GRAPH-8
+TEST(Graph, ModifyingWhileRunningIsAnError) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  pilfer::graph g("busy");
+  counter entered{0}, go{0};
+  auto A = g.emplace([&] {
+    bump(entered);
+    while (load(go) == 0) pilfer::std_sync::yield();
+  });
+  auto h = pilfer::run(p, g);
+  while (load(entered) == 0) pilfer::std_sync::yield();
+  EXPECT_THROW(g.emplace([] {}), pilfer::graph_error);
+  EXPECT_THROW(A.name("renamed"), pilfer::graph_error);
+  EXPECT_THROW((void)pilfer::run(p, g), pilfer::graph_error);  // overlapping run
+  bump(go);
+  h.get();
+  g.emplace([] {});  // fine again
+  pilfer::run(p, g).get();
+}
+
+// @verifies GRAPH-10
+TEST(Graph, RunFromInsideATaskIsWaitedForByHelping) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});  // one worker: a blocking wait would deadlock
+  pilfer::graph inner;
+  counter n{0};
+  for (int i = 0; i < 10; ++i) inner.emplace([&] { bump(n); });
+  auto h = p.submit([&] {
+    pilfer::run(p, inner).get();
+    return load(n);
+  });
+  EXPECT_EQ(h.get(), 10);
+}
+
+// @verifies GRAPH-9
+TEST(Graph, StatsAndDot) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g("stats");
+  auto a = g.emplace([] {}).name("a");
+  auto b = g.emplace([] {}).name("b");
+  auto c = g.emplace([] {}).name("c");
+  auto d = g.emplace([] {}).name("side \"quoted\"");
+  a.precede(b);
+  b.precede(c);
+  (void)d;
+  auto h = pilfer::run(p, g);
+  h.get();
+  const auto s = h.stats();
+  EXPECT_EQ(s.tasks_run, 4u);
+  EXPECT_EQ(s.iterations, 1u);
+  EXPECT_EQ(s.critical_path_tasks, 3u);
+  EXPECT_FALSE(s.failed);
+  std::ostringstream os;
+  g.dump_dot(os);
+  const std::string dot = os.str();
+  EXPECT_EQ(dot.rfind("digraph \"stats\"", 0), 0u) << dot;
+  EXPECT_NE(dot.find("n0 -> n1"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("side \\\"quoted\\\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("color=red"), std::string::npos) << dot;
+  EXPECT_NE(dot.find(" us"), std::string::npos) << dot;
+}
+
+// @verifies GRAPH-1
+TEST(Graph, EmptyGraphRunsAtOnce) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  pilfer::graph g;
+  auto h = pilfer::run(p, g);
+  h.get();
+  EXPECT_TRUE(h.ready());
+}
+
+}  // namespace

@@ -1,0 +1,166 @@
+// Graph scenarios on the real scheduling core of pilfer's task graphs
+// (lib/include/pilfer/detail/graph_core.hpp: begin_iteration, run_chain, the dependency counters
+// [graph.C1], the inflight count [graph.F*], the done flag [graph.D*]) instantiated with
+// checker_sync. Each modelled thread is a worker with its own real pilfer::basic_deque; the
+// worker context pushes ready successors onto the calling worker's deque, as the pool's does,
+// and idle workers pop their own deque or steal from the others' (the pool's worker loop, minus
+// parking, which the pool scenarios cover).
+#include "scenarios.hpp"
+
+#include <pilfer/detail/graph_core.hpp>
+
+#include <exception>
+#include <memory>
+#include <vector>
+
+namespace pilfer::model::scenarios {
+namespace {
+
+using node_t = pilfer::detail::graph_node<S>;
+using run_t = pilfer::detail::graph_run_state<S>;
+using node_deque = pilfer::basic_deque<node_t*, S>;
+
+void no_pool_entry(pilfer::detail::task_base*, pilfer::detail::task_op, const pilfer::detail::uncaught_sink*) noexcept {}
+
+/// A worker of the scenario: its deque, and what it pushed (owner-only cells).
+struct model_worker {
+  node_deque d{2};
+  cell_t<S, int> pushes{0};
+};
+
+struct model_ctx {
+  model_worker* me;
+  int index;
+  int worker() const noexcept { return index; }
+  void push(node_t* n) {
+    me->d.push(n);
+    me->pushes.write() += 1;
+  }
+  void report(std::exception_ptr) const noexcept { PILFER_MODEL_ASSERT(false); }
+  void run_subflow(node_t&) const { PILFER_MODEL_ASSERT(false); }
+};
+
+// Invariant (GRAPH-1, GRAPH-3): diamond A -> {B, C} -> D on `workers` workers, run `passes` times
+// in a row (run_n: the finisher of a pass resets the counters and releases the source again).
+// In every pass each task runs exactly once; B and C run after A and read its write; D runs
+// after B and C and reads both their writes (plain cells: a missing happens-before is a data
+// race); the run ends (done) only after D. Exactly one successor per pass is pushed (A keeps
+// one of B/C, the last of B/C keeps D), and it is pushed by the worker that ran A onto its OWN
+// deque.
+// @verifies GRAPH-1 GRAPH-3
+struct diamond : scenario {
+  unsigned workers;
+  int passes;
+  std::vector<std::unique_ptr<node_t>> nodes;
+  std::vector<node_t*> all, sources;
+  model_worker w[3];
+  run_t* run = nullptr;
+  cell_t<S, int> a{0}, b{0}, c{0}, d{0};
+  cell_t<S, int> a_ran{0}, b_ran{0}, c_ran{0}, d_ran{0};
+  cell_t<S, int> pass_left{0};
+  diamond(unsigned n, int p) : scenario(n), workers(n), passes(p) {}
+
+  node_t* add(std::function<void()> f) {
+    nodes.push_back(std::make_unique<node_t>(nodes.size(), &no_pool_entry));
+    nodes.back()->plain_fn = std::move(f);
+    all.push_back(nodes.back().get());
+    return nodes.back().get();
+  }
+  static void edge(node_t* x, node_t* y) {
+    x->succ.push_back(y);
+    y->pred.push_back(x);
+    ++y->strong_in;
+  }
+
+  void before() override {
+    node_t* A = add([this] {
+      a.write() += 1;
+      a_ran.write() += 1;
+    });
+    node_t* B = add([this] {
+      b.write() = a.read() + 1;
+      b_ran.write() += 1;
+    });
+    node_t* C = add([this] {
+      c.write() = a.read() + 2;
+      c_ran.write() += 1;
+    });
+    node_t* D = add([this] {
+      d.write() = b.read() + c.read();
+      d_ran.write() += 1;
+      PILFER_MODEL_ASSERT(b_ran.read() == d_ran.read() && c_ran.read() == d_ran.read());  // after B and C
+    });
+    edge(A, B);
+    edge(A, C);
+    edge(B, D);
+    edge(C, D);
+    sources.push_back(A);
+    run = S::make<run_t>();
+    run->nodes = &all;
+    run->sources = &sources;
+    pass_left.write() = passes - 1;
+    run->again = [this] {
+      if (pass_left.read() == 0) return false;
+      pass_left.write() -= 1;
+      return true;
+    };
+    for (auto* n : all) n->run = run;
+    for (unsigned i = 0; i < workers; ++i) w[i].d.release_owner();
+  }
+
+  void thread(unsigned i) override {
+    model_ctx ctx{&w[i], static_cast<int>(i)};
+    if (i == 0) pilfer::detail::run_chain(pilfer::detail::begin_iteration(*run, ctx, true), *run, ctx);
+    while (!run->is_done()) {
+      if (auto n = w[i].d.pop()) {
+        pilfer::detail::run_chain(*n, *run, ctx);
+        continue;
+      }
+      bool got = false;
+      for (unsigned k = 1; k < workers && !got; ++k) {
+        auto r = w[(i + k) % workers].d.get_stealer().steal();
+        if (r.is_success()) {
+          pilfer::detail::run_chain(r.value, *run, ctx);
+          got = true;
+        }
+      }
+      if (!got) S::yield();
+    }
+    // the run is over: every pass's writes are visible ([graph.D2] acquire)
+    PILFER_MODEL_ASSERT(d_ran.read() == passes);
+    PILFER_MODEL_ASSERT(d.read() == 2 * a.read() + 3);
+  }
+
+  void after() override {
+    PILFER_MODEL_ASSERT(a_ran.read() == passes && b_ran.read() == passes && c_ran.read() == passes &&
+                        d_ran.read() == passes);  // GRAPH-1: exactly once per pass
+    PILFER_MODEL_ASSERT(run->iterations.read() == static_cast<std::uint64_t>(passes));
+    // GRAPH-3: one push per pass (the successor A did not keep), onto the deque of the worker
+    // that ran A in that pass; the other releases ran inline on the releasing worker.
+    int pushes = 0;
+    for (unsigned i = 0; i < workers; ++i) pushes += w[i].pushes.read();
+    PILFER_MODEL_ASSERT(pushes == passes);
+    if (passes == 1) {
+      const int ranA = nodes[0]->worker.read();
+      PILFER_MODEL_ASSERT(ranA >= 0 && w[ranA].pushes.read() == 1);
+    }
+    for (auto* n : all) PILFER_MODEL_ASSERT(n->join.load(PILFER_SITE("scenario.join", relaxed)) == n->strong_in);
+    pilfer::detail::release_run(run);  // the handle's reference (the run dropped its own)
+  }
+};
+
+}  // namespace
+
+std::vector<entry> graph_scenarios() {
+  options exh;
+  exh.max_steps = 4000;
+  options exh3 = exh;
+  exh3.preemption_bound = 2u;
+  std::vector<entry> v;
+  v.push_back({"graph.diamond_2w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(2u, 1); }, exh, true});
+  v.push_back({"graph.diamond_rerun_2w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(2u, 2); }, exh, true});
+  v.push_back({"graph.diamond_3w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(3u, 1); }, exh3, false});
+  return v;
+}
+
+}  // namespace pilfer::model::scenarios
