@@ -2,6 +2,8 @@
 // order nearest first, pinning and graceful degradation.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -64,11 +66,43 @@ TEST(Topology, PlacementOneWorkerPerCoreThenSiblings) {
   for (unsigned w = 0; w < 8; ++w) cores.insert(t.pus()[pl[w]].core);
   EXPECT_EQ(cores.size(), 8u) << "8 workers on 8 distinct cores";
   EXPECT_EQ(t.pus()[pl[0]].os_index, 0u);
-  EXPECT_EQ(t.pus()[pl[1]].os_index, 2u);  // next core, not the sibling PU
+  EXPECT_EQ(t.pus()[pl[1]].os_index, 8u);  // the other node's first core, not the sibling PU
+  EXPECT_EQ(t.pus()[pl[2]].os_index, 2u);  // then node 0's next core
   const auto pl16 = t.place(16);
   EXPECT_EQ(t.pus()[pl16[8]].os_index, 1u);  // second round: sibling PUs
   const auto pl20 = t.place(20);
   EXPECT_EQ(pl20[16], pl20[0]);  // wraps around
+}
+
+// Issue 8 point 6: k workers spread over the NUMA nodes (before: all on node 0).
+// @verifies POOL-13
+TEST(Topology, PlacementSpreadsOverNumaNodes) {
+  const auto t = pilfer::topology::synthetic("node:2 core:4");
+  const auto pl = t.place(4);
+  unsigned per_node[2] = {0, 0};
+  for (unsigned w = 0; w < 4; ++w) per_node[t.pus()[pl[w]].numa_node] += 1;
+  std::printf("placement of 4 workers on \"node:2 core:4\": node 0: %u, node 1: %u\n", per_node[0], per_node[1]);
+  EXPECT_EQ(per_node[0], 2u);
+  EXPECT_EQ(per_node[1], 2u);
+  const auto t3 = pilfer::topology::synthetic("node:3 core:2");
+  const auto pl3 = t3.place(3);
+  std::set<unsigned> nodes;
+  for (unsigned w = 0; w < 3; ++w) nodes.insert(t3.pus()[pl3[w]].numa_node);
+  EXPECT_EQ(nodes.size(), 3u);
+}
+
+// @verifies POOL-13
+TEST(Topology, DefaultThreadCountFollowsAffinityMask) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const unsigned mask = static_cast<unsigned>(CPU_COUNT(&set));
+  const unsigned n = pilfer::default_thread_count();
+  std::printf("affinity mask: %u CPUs, default_thread_count(): %u\n", mask, n);
+  EXPECT_GE(n, 1u);
+  EXPECT_LE(n, mask);
+  pilfer::pool p;
+  EXPECT_EQ(p.size(), n);
 }
 
 // @verifies POOL-13
