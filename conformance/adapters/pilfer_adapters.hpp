@@ -7,7 +7,11 @@
 #include <pilfer/mutex_deque.hpp>
 #include <pilfer/pool.hpp>
 
+#include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
 #include <optional>
 
 #include "pilfer/conformance/adapters.hpp"
@@ -79,23 +83,67 @@ class pilfer_pool {
   static constexpr const char* name = "pilfer::pool";
   static constexpr bool has_local_spawn = true, has_handles = true, has_fork_join = true, has_shutdown = true;
 
-  explicit pilfer_pool(unsigned n) : p_(make_options(n)) {}
+  explicit pilfer_pool(unsigned n) : p_(make_options(n, this)) {}
   void submit(std::function<void()> f) { p_.spawn(std::move(f)); }  // from outside: the injector
   void spawn(std::function<void()> f) { p_.spawn(std::move(f)); }   // from a task: the worker's deque
   std::function<void()> submit_waitable(std::function<void()> f) {
-    auto h = std::make_shared<pilfer::task_handle<void>>(p_.submit(std::move(f)));
-    return [h] { h->get(); };
+    auto h = std::make_shared<shared_handle>(p_.submit(std::move(f)));
+    return [h] { h->wait_and_rethrow(); };
   }
   void fork_join(std::function<void()> f, std::function<void()> g) { pilfer::join(p_, f, g); }
+  void run_group(std::vector<std::function<void()>> fs) {
+    pilfer::task_group g(p_);
+    for (auto& f : fs) g.run(std::move(f));
+    g.wait();
+  }
+  void set_on_uncaught(std::function<void(std::exception_ptr)> h) {
+    std::lock_guard<pilfer::std_sync::mutex> g(hook_m_);
+    hook_ = std::move(h);
+  }
+  void submit_dropped(std::function<void()> f) { (void)p_.submit(std::move(f)); }
   void wait_idle() { p_.wait_idle(); }
   void shutdown() { p_.shutdown(pilfer::shutdown_mode::drain); }
 
  private:
-  static pilfer::pool_options make_options(unsigned n) {
+  /// One task_handle behind a copyable waiter: every caller waits; the first collects the result.
+  struct shared_handle {
+    explicit shared_handle(pilfer::task_handle<void> x) : h(std::move(x)) {}
+    void wait_and_rethrow() {
+      h.wait();
+      std::exception_ptr e;
+      {
+        std::lock_guard<pilfer::std_sync::mutex> g(m);
+        if (!collected) {
+          collected = true;
+          try {
+            h.get();
+          } catch (...) {
+            error = std::current_exception();
+          }
+        }
+        e = error;
+      }
+      if (e) std::rethrow_exception(e);
+    }
+    pilfer::task_handle<void> h;
+    pilfer::std_sync::mutex m;
+    bool collected = false;
+    std::exception_ptr error;
+  };
+
+  static pilfer::pool_options make_options(unsigned n, pilfer_pool* self) {
     pilfer::pool_options o;
     o.threads = n;
+    o.on_uncaught = [self](std::exception_ptr e) { self->uncaught(e); };
     return o;
   }
+  void uncaught(std::exception_ptr e) {
+    std::lock_guard<pilfer::std_sync::mutex> g(hook_m_);
+    if (hook_) hook_(e);  // no hook set: the suite does not look at lost exceptions in this case
+  }
+
+  pilfer::std_sync::mutex hook_m_;
+  std::function<void(std::exception_ptr)> hook_;
   pilfer::pool p_;
 };
 

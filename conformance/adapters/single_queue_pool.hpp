@@ -2,6 +2,8 @@
 // queue shared by all workers; idle workers park on an epoch (re-check before sleeping, so no
 // wake-up is lost); waits inside tasks help by running queued tasks. It is a peer for the
 // report: it has no local deques, so spawned tasks are neither LIFO-local nor local at all.
+// A fire-and-forget task's exception goes to its on_uncaught handler; a result handle behaves like
+// std::future: an exception nobody collected is destroyed with the dropped handle.
 #pragma once
 
 #include <pilfer/sync.hpp>
@@ -55,6 +57,36 @@ class single_queue_pool {
       if (st->error) std::rethrow_exception(st->error);
     };
   }
+
+  void run_group(std::vector<task> fs) {
+    std::vector<std::shared_ptr<wait_state>> sts;
+    for (auto& f : fs) {
+      auto st = std::make_shared<wait_state>();
+      sts.push_back(st);
+      spawn([st, f = std::move(f)] {
+        try {
+          f();
+        } catch (...) {
+          st->error = std::current_exception();
+        }
+        st->done.store(1, PILFER_SITE("sqpool.done", release));
+        st->done.notify_all();
+      });
+    }
+    std::exception_ptr first;
+    for (auto& st : sts) {
+      wait_for(*st);
+      if (st->error && !first) first = st->error;
+    }
+    if (first) std::rethrow_exception(first);
+  }
+
+  void set_on_uncaught(std::function<void(std::exception_ptr)> h) {
+    std::lock_guard<S::mutex> g(hook_m_);
+    hook_ = std::move(h);
+  }
+  /// As with std::future: the exception stays in the dropped handle's state and is destroyed with it.
+  void submit_dropped(task f) { (void)submit_waitable(std::move(f)); }
 
   void fork_join(task f, task g) {
     auto st = std::make_shared<wait_state>();
@@ -123,6 +155,8 @@ class single_queue_pool {
     try {
       t();
     } catch (...) {
+      std::lock_guard<S::mutex> g(hook_m_);
+      if (hook_) hook_(std::current_exception());
     }
     t = nullptr;
     if (pending_.fetch_sub(1, PILFER_SITE("sqpool.pending", acq_rel)) == 1) pending_.notify_all();
@@ -160,6 +194,8 @@ class single_queue_pool {
   }
 
   S::mutex m_;
+  S::mutex hook_m_;
+  std::function<void(std::exception_ptr)> hook_;
   std::deque<task> q_;
   bool closed_ = false;
   std::vector<S::thread> threads_;

@@ -1,7 +1,9 @@
 // conformance/adapters/tbb_pool.hpp — oneTBB as a pool: a task_arena with n worker slots (none
 // reserved for the caller); outside submissions are arena.enqueue (TBB's FIFO arena queue),
 // spawns from inside a task are task_group::run (the worker's local task pool), fork-join is
-// parallel_invoke (TBB waits help). oneTBB has no shutdown-then-refuse operation: POOL-12 is n/a.
+// parallel_invoke (TBB waits help), a group is a tbb::task_group. oneTBB has no shutdown-then-refuse
+// operation (POOL-12 is n/a) and no handler for exceptions nobody waits for (an exception escaping
+// enqueued work is not caught by TBB), so the adapter offers no set_on_uncaught: POOL-21 is n/a.
 #pragma once
 
 #include <oneapi/tbb/global_control.h>
@@ -13,6 +15,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace pilfer::conformance {
 
@@ -61,6 +64,13 @@ class tbb_pool {
     };
   }
   void fork_join(std::function<void()> f, std::function<void()> g) { tbb::parallel_invoke(f, g); }
+  void run_group(std::vector<std::function<void()>> fs) {
+    arena_.execute([&] {
+      tbb::task_group g;
+      for (auto& f : fs) g.run(std::move(f));
+      g.wait();
+    });
+  }
   void wait_idle() {
     for (;;) {
       const auto p = pending_.load(PILFER_SITE("tbbpool.idle", acquire));

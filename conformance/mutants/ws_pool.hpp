@@ -1,16 +1,28 @@
 // conformance/mutants/ws_pool.hpp — a small work-stealing pool with the architecture of pilfer's
 // pool (per-worker deques, an injector, owner LIFO / thief FIFO, spin with exponential back-off,
-// then park on an epoch with a re-check; waits inside tasks help), with an optional ONE-change
-// mutation. `pool_mutation::none` is the correct base and must pass every POOL requirement the
-// suite checks; every other value is a mutant the suite must kill.
+// then park on an epoch with a re-check), with an optional ONE-change mutation.
+// `pool_mutation::none` is the correct base and must pass every POOL requirement the suite
+// checks; every other value is a mutant the suite must kill.
 //
 // Park protocol (base): e = epoch; sleepers++; re-check queues; wait(epoch == e); sleepers--.
 // Submit: push; epoch++; if sleepers > 0 notify. A push either precedes the re-check (found)
-// or its epoch++ follows the load of e (the wait returns), so no wake-up is lost.
+// or its epoch++ follows the load of e (the wait returns), so no wake-up is lost, and every push
+// wakes a sleeper while one exists (work conservation, POOL-18).
+//
+// Waits (base): every task is a job with a claim word (queued -> claimed -> done). A wait for a
+// job that is still queued claims it and runs it inline (the queue entry becomes a tombstone that
+// takers skip); a wait for a job running elsewhere blocks. A wait therefore runs only what it
+// waits for, so an acyclic wait-for graph cannot deadlock (POOL-19) and the stack grows only with
+// the user's own nesting (POOL-20). Inline claims count toward the injector interval (every 32nd
+// take): when it is due and the injector is non-empty, the waiting worker hands the oldest outside
+// task to a spare thread and continues once it has started (POOL-8 under join, without running an
+// unrelated task on top of the waiting frame). A handle dropped before its task finished sends the
+// task's exception to on_uncaught (POOL-21).
 #pragma once
 
 #include <pilfer/sync.hpp>
 
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -23,10 +35,16 @@ namespace pilfer::conformance::mutants {
 
 enum class pool_mutation {
   none,
-  spawn_to_injector,  // POOL-5: spawn() from inside a task goes to the shared injector
-  park_no_recheck,    // POOL-7: the worker parks after its back-off without re-checking the queues
-  spin_idle,          // POOL-4: an idle worker never parks, it keeps spinning
-  blocking_wait,      // POOL-11: a wait inside a task blocks its worker instead of running other tasks
+  spawn_to_injector,      // POOL-5: spawn() from inside a task goes to the shared injector
+  park_no_recheck,        // POOL-7: the worker parks after its back-off without re-checking the queues
+  spin_idle,              // POOL-4: an idle worker never parks, it keeps spinning
+  blocking_wait,          // POOL-11: a wait inside a task blocks its worker, even for a queued task it could run
+  sleep_no_handoff,       // POOL-18: pilfer's old sleep protocol: a push wakes nobody while a worker searches;
+                          //   the searcher that finds work wakes one sleeper, which is not counted as searching
+                          //   and hands the search on to nobody
+  help_any,               // POOL-19/20: pilfer's old helping waits: a wait runs ANY queued task on top of its frame
+  join_ignores_injector,  // POOL-8: fork_join takes its own arm back without the injector interval
+  drop_swallows,          // POOL-21: a dropped handle's exception is discarded silently
 };
 
 struct pool_closed : std::logic_error {
@@ -37,19 +55,50 @@ template <pool_mutation M>
 class ws_pool {
   using S = pilfer::std_sync;
   using task = std::function<void()>;
+  static constexpr int queued = 0, claimed = 1, done = 2;
+  static constexpr unsigned injector_interval = 32;
+  static constexpr unsigned spare_index = ~0u;
+
+  /// One task. `state` is the claim word; `m` guards the handle bookkeeping (reference pool: simple).
+  struct job {
+    task fn;
+    S::atomic<int> state{queued};
+    S::mutex m;
+    bool has_handle = false;  // an exception goes to the handle's owner, not to on_uncaught
+    bool dropped = false;     // the handle was destroyed
+    bool finished = false;
+    bool collected = false;   // a waiter has seen the exception
+    std::exception_ptr error;
+  };
+  using job_ptr = std::shared_ptr<job>;
+
   struct worker {
     S::mutex m;
-    std::deque<task> q;
+    std::deque<job_ptr> q;
     unsigned tick = 0;
   };
   struct ctx {
     ws_pool* pool;
-    unsigned index;
+    unsigned index;  // spare_index on a spare thread
   };
   struct slot_key {};
-  struct wait_state {
-    S::atomic<int> done{0};
-    std::exception_ptr error;
+
+  /// Lives as long as the waiter function returned by submit_waitable; its end is the handle's drop.
+  struct handle_token {
+    handle_token(ws_pool* p, job_ptr jp) : pool(p), j(std::move(jp)) {}
+    handle_token(const handle_token&) = delete;
+    handle_token& operator=(const handle_token&) = delete;
+    ws_pool* pool;
+    job_ptr j;
+    ~handle_token() {
+      std::exception_ptr lost;
+      {
+        std::lock_guard<S::mutex> g(j->m);
+        j->dropped = true;
+        if (j->finished && !j->collected) lost = std::exchange(j->error, nullptr);
+      }
+      if (lost && M != pool_mutation::drop_swallows) pool->report(lost);
+    }
   };
 
  public:
@@ -63,66 +112,60 @@ class ws_pool {
   ws_pool(const ws_pool&) = delete;
   ws_pool& operator=(const ws_pool&) = delete;
 
-  void submit(task f) {
-    {
-      std::lock_guard<S::mutex> g(inj_m_);
-      if (closed_) throw pool_closed();
-      pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
-      inj_.push_back(std::move(f));
-    }
-    notify();
-  }
+  void submit(task f) { enqueue_outside(make(std::move(f), false)); }
 
-  void spawn(task f) {
-    ctx* c = current();
-    if (c == nullptr) return submit(std::move(f));
-    pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
-    if constexpr (M == pool_mutation::spawn_to_injector) {
-      std::lock_guard<S::mutex> g(inj_m_);
-      inj_.push_back(std::move(f));
-    } else {
-      worker& w = workers_[c->index];
-      std::lock_guard<S::mutex> g(w.m);
-      w.q.push_back(std::move(f));
-    }
-    notify();
-  }
+  void spawn(task f) { enqueue_local(make(std::move(f), false)); }
 
   std::function<void()> submit_waitable(task f) {
-    auto st = std::make_shared<wait_state>();
-    submit([st, f = std::move(f)] {
-      try {
-        f();
-      } catch (...) {
-        st->error = std::current_exception();
+    job_ptr j = make(std::move(f), true);
+    auto token = std::make_shared<handle_token>(this, j);
+    if (current() != nullptr) enqueue_local(j); else enqueue_outside(j);
+    return [this, token] {
+      wait_for(*token->j, false);
+      std::exception_ptr e;
+      {
+        std::lock_guard<S::mutex> g(token->j->m);
+        e = token->j->error;  // every caller of a shared waiter sees the exception
+        token->j->collected = true;
       }
-      finish(*st);
-    });
-    return [this, st] {
-      wait_for(*st);
-      if (st->error) std::rethrow_exception(st->error);
+      if (e) std::rethrow_exception(e);
     };
   }
 
+  /// Submit with a handle and drop the handle at once (POOL-21).
+  void submit_dropped(task f) { (void)submit_waitable(std::move(f)); }
+
+  void set_on_uncaught(std::function<void(std::exception_ptr)> h) {
+    std::lock_guard<S::mutex> g(hook_m_);
+    hook_ = std::move(h);
+  }
+
   void fork_join(task f, task g) {
-    auto st = std::make_shared<wait_state>();
-    spawn([st, g = std::move(g)] {
-      try {
-        g();
-      } catch (...) {
-        st->error = std::current_exception();
-      }
-      finish(*st);
-    });
+    job_ptr j = make(std::move(g), true);
+    enqueue_local(j);
     std::exception_ptr mine;
     try {
       f();
     } catch (...) {
       mine = std::current_exception();
     }
-    wait_for(*st);
+    wait_for(*j, true);
     if (mine) std::rethrow_exception(mine);
-    if (st->error) std::rethrow_exception(st->error);
+    if (j->error) std::rethrow_exception(j->error);
+  }
+
+  void run_group(std::vector<task> fs) {
+    std::vector<job_ptr> js;
+    for (auto& f : fs) {
+      js.push_back(make(std::move(f), true));
+      enqueue_local(js.back());
+    }
+    std::exception_ptr first;
+    for (auto it = js.rbegin(); it != js.rend(); ++it) {  // newest first: the owner's end of its deque
+      wait_for(**it, false);
+      if ((*it)->error && !first) first = (*it)->error;
+    }
+    if (first) std::rethrow_exception(first);
   }
 
   void wait_idle() {
@@ -145,22 +188,131 @@ class ws_pool {
     wake_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
+    std::lock_guard<S::mutex> g(spare_m_);
+    for (auto& t : spares_) t.join();
+    spares_.clear();
   }
 
  private:
-  static void finish(wait_state& st) {
-    st.done.store(1, PILFER_SITE("wspool.done", release));
-    st.done.notify_all();
+  static job_ptr make(task f, bool handle) {
+    auto j = std::make_shared<job>();
+    j->fn = std::move(f);
+    j->has_handle = handle;
+    return j;
   }
 
-  void wait_for(wait_state& st) {
+  void enqueue_outside(job_ptr j) {
+    {
+      std::lock_guard<S::mutex> g(inj_m_);
+      if (closed_) throw pool_closed();
+      pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
+      inj_.push_back(std::move(j));
+    }
+    notify();
+  }
+
+  void enqueue_local(job_ptr j) {
     ctx* c = current();
-    if (c != nullptr && M != pool_mutation::blocking_wait) {
-      while (st.done.load(PILFER_SITE("wspool.done", acquire)) == 0)
-        if (!run_one(c->index)) S::yield();
+    if (c == nullptr || c->index == spare_index) return enqueue_outside(std::move(j));
+    pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
+    if constexpr (M == pool_mutation::spawn_to_injector) {
+      std::lock_guard<S::mutex> g(inj_m_);
+      inj_.push_back(std::move(j));
+    } else {
+      worker& w = workers_[c->index];
+      std::lock_guard<S::mutex> g(w.m);
+      w.q.push_back(std::move(j));
+    }
+    notify();
+  }
+
+  void report(std::exception_ptr e) {
+    std::lock_guard<S::mutex> g(hook_m_);
+    if (hook_) {
+      hook_(e);
       return;
     }
-    while (st.done.load(PILFER_SITE("wspool.done", acquire)) == 0) st.done.wait(0, PILFER_SITE("wspool.done", acquire));
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      std::fprintf(stderr, "ws_pool: uncaught exception in a task: %s\n", x.what());
+    } catch (...) {
+      std::fprintf(stderr, "ws_pool: uncaught non-standard exception in a task\n");
+    }
+  }
+
+  static bool claim(job& j) {
+    int expected = queued;
+    return j.state.compare_exchange_strong(expected, claimed, PILFER_SITE("wspool.claim", acq_rel),
+                                           PILFER_SITE("wspool.claim", acquire));
+  }
+
+  /// Run a claimed job and publish its end.
+  void execute(job& j) {
+    std::exception_ptr e;
+    try {
+      j.fn();
+    } catch (...) {
+      e = std::current_exception();
+    }
+    j.fn = nullptr;
+    bool lost = false;
+    {
+      std::lock_guard<S::mutex> g(j.m);
+      j.error = e;
+      j.finished = true;
+      lost = e && (!j.has_handle || j.dropped);
+      if (lost) j.error = nullptr;
+    }
+    if (lost && !(M == pool_mutation::drop_swallows && j.has_handle)) report(e);
+    j.state.store(done, PILFER_SITE("wspool.done", release));
+    j.state.notify_all();
+    if (pending_.fetch_sub(1, PILFER_SITE("wspool.pending", acq_rel)) == 1) pending_.notify_all();
+  }
+
+  void wait_for(job& j, bool is_join) {
+    ctx* c = current();
+    if (c != nullptr) {
+      if constexpr (M == pool_mutation::help_any) {
+        // Old helping: run whatever is queued until the awaited job is done.
+        while (j.state.load(PILFER_SITE("wspool.done", acquire)) != done)
+          if (!run_one(c->index)) S::yield();
+        return;
+      }
+      if (M != pool_mutation::blocking_wait && claim(j)) {
+        if (c->index != spare_index && !(is_join && M == pool_mutation::join_ignores_injector))
+          fairness_tick(workers_[c->index]);
+        execute(j);
+        return;
+      }
+    } else if (claim(j)) {  // an outside waiter may run a queued task itself
+      execute(j);
+      return;
+    }
+    for (int s; (s = j.state.load(PILFER_SITE("wspool.done", acquire))) != done;)
+      j.state.wait(s, PILFER_SITE("wspool.done", acquire));
+  }
+
+  /// An inline claim is a local take: every 32nd, a waiting outside task goes to a spare thread.
+  void fairness_tick(worker& w) {
+    if (++w.tick % injector_interval != 0) return;
+    job_ptr x = pop_injector();
+    if (!x) return;
+    auto started = std::make_shared<S::atomic<int>>(0);
+    {
+      std::lock_guard<S::mutex> g(spare_m_);
+      spares_.emplace_back([this, x, started] {
+        ctx me{this, spare_index};
+        S::thread_slot<slot_key>() = &me;
+        started->store(1, PILFER_SITE("wspool.spare", release));
+        started->notify_all();
+        execute(*x);
+        while (run_one(spare_index)) {
+        }
+        S::thread_slot<slot_key>() = nullptr;
+      });
+    }
+    while (started->load(PILFER_SITE("wspool.spare", acquire)) == 0) started->wait(0, PILFER_SITE("wspool.spare", acquire));
   }
 
   ctx* current() {
@@ -170,6 +322,9 @@ class ws_pool {
 
   void notify() {
     epoch_.fetch_add(1, PILFER_SITE("wspool.epoch", seq_cst));
+    if constexpr (M == pool_mutation::sleep_no_handoff) {
+      if (searching_.load(PILFER_SITE("wspool.searching", seq_cst)) != 0) return;  // "a searcher will see it"
+    }
     if (sleepers_.load(PILFER_SITE("wspool.sleepers", seq_cst)) > 0) epoch_.notify_one();
   }
   void wake_all() {
@@ -177,50 +332,63 @@ class ws_pool {
     epoch_.notify_all();
   }
 
-  bool take(unsigned i, task& t) {
-    worker& w = workers_[i];
-    auto from_injector = [&] {
-      std::lock_guard<S::mutex> g(inj_m_);
-      if (inj_.empty()) return false;
-      t = std::move(inj_.front());
+  /// The oldest claimable injector job (tombstones are dropped), claimed.
+  job_ptr pop_injector() {
+    std::lock_guard<S::mutex> g(inj_m_);
+    while (!inj_.empty()) {
+      job_ptr j = std::move(inj_.front());
       inj_.pop_front();
-      return true;
-    };
-    // Fairness: every 32nd task comes from the injector first.
-    if (++w.tick % 32 == 0 && from_injector()) return true;
+      if (claim(*j)) return j;
+    }
+    return nullptr;
+  }
+
+  bool has_work(unsigned i) {
     {
+      std::lock_guard<S::mutex> g(inj_m_);
+      if (!inj_.empty()) return true;
+    }
+    for (unsigned v = 0; v < workers_.size(); ++v) {
+      if (v == i) continue;
+      std::lock_guard<S::mutex> g(workers_[v].m);
+      if (!workers_[v].q.empty()) return true;
+    }
+    return false;
+  }
+
+  /// A claimed job from the usual order: injector every 32nd take, own deque (newest), injector, steal (oldest).
+  job_ptr take(unsigned i) {
+    if (i != spare_index) {
+      worker& w = workers_[i];
+      if (++w.tick % injector_interval == 0)
+        if (job_ptr j = pop_injector()) return j;
       std::lock_guard<S::mutex> g(w.m);
-      if (!w.q.empty()) {
-        t = std::move(w.q.back());  // owner: newest first
+      while (!w.q.empty()) {
+        job_ptr j = std::move(w.q.back());  // owner: newest first
         w.q.pop_back();
-        return true;
+        if (claim(*j)) return j;
       }
     }
-    if (from_injector()) return true;
+    if (job_ptr j = pop_injector()) return j;
     const auto n = static_cast<unsigned>(workers_.size());
     const auto start = static_cast<unsigned>(S::random(n));
     for (unsigned k = 0; k < n; ++k) {
       const unsigned v = (start + k) % n;
       if (v == i) continue;
       std::unique_lock<S::mutex> g(workers_[v].m, std::try_to_lock);
-      if (g && !workers_[v].q.empty()) {
-        t = std::move(workers_[v].q.front());  // thief: oldest first
+      while (g && !workers_[v].q.empty()) {
+        job_ptr j = std::move(workers_[v].q.front());  // thief: oldest first
         workers_[v].q.pop_front();
-        return true;
+        if (claim(*j)) return j;
       }
     }
-    return false;
+    return nullptr;
   }
 
   bool run_one(unsigned i) {
-    task t;
-    if (!take(i, t)) return false;
-    try {
-      t();
-    } catch (...) {
-    }
-    t = nullptr;
-    if (pending_.fetch_sub(1, PILFER_SITE("wspool.pending", acq_rel)) == 1) pending_.notify_all();
+    job_ptr j = take(i);
+    if (!j) return false;
+    execute(*j);
     return true;
   }
 
@@ -237,11 +405,24 @@ class ws_pool {
     for (;;) {
       if (run_one(i)) continue;
       bool found = false;
+      if constexpr (M == pool_mutation::sleep_no_handoff) searching_.fetch_add(1, PILFER_SITE("wspool.searching", seq_cst));
+      job_ptr j;
       for (int r = 0; r < spin_rounds; ++r) {
-        if ((found = run_one(i))) break;
+        if ((j = take(i))) break;
         backoff(r);
       }
-      if (found) continue;
+      found = j != nullptr;
+      if constexpr (M == pool_mutation::sleep_no_handoff) {
+        const bool last = searching_.fetch_sub(1, PILFER_SITE("wspool.searching", seq_cst)) == 1;
+        // The searcher that found work wakes one sleeper if more is visible; the woken worker is not a
+        // searcher, so after it takes one task nobody hands the search on.
+        if (found && last && has_work(i) && sleepers_.load(PILFER_SITE("wspool.sleepers", seq_cst)) > 0)
+          epoch_.notify_one();
+      }
+      if (found) {
+        execute(*j);
+        continue;
+      }
       if constexpr (M == pool_mutation::spin_idle) {
         if (stopping_.load(PILFER_SITE("wspool.stop", seq_cst))) break;
         continue;
@@ -264,12 +445,17 @@ class ws_pool {
 
   std::vector<worker> workers_;
   std::vector<S::thread> threads_;
+  S::mutex spare_m_;
+  std::vector<S::thread> spares_;
   S::mutex inj_m_;
-  std::deque<task> inj_;
+  std::deque<job_ptr> inj_;
   bool closed_ = false;
+  S::mutex hook_m_;
+  std::function<void(std::exception_ptr)> hook_;
   S::atomic<std::int64_t> pending_{0};
   S::atomic<std::uint64_t> epoch_{0};
   S::atomic<int> sleepers_{0};
+  S::atomic<int> searching_{0};
   S::atomic<bool> stopping_{false};
 };
 

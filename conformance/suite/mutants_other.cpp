@@ -14,6 +14,17 @@ void add_other_mutants(registry& r) {
                                           "parks after the last back-off without re-checking the queues");
   r.add_pool<ws_pool<M::spin_idle>>("mutant.pool.spin_idle", "mutant", "POOL-4", "idle workers never park");
   r.add_pool<ws_pool<M::blocking_wait>>("mutant.pool.blocking_wait", "mutant", "POOL-11",
-                                        "a wait inside a task blocks the worker instead of helping");
+                                        "a wait inside a task blocks the worker instead of running the awaited queued task");
+  r.add_pool<ws_pool<M::sleep_no_handoff>>("mutant.pool.sleep_no_handoff", "mutant", "POOL-18",
+                                           "old sleep protocol: a push wakes nobody while a worker searches; the woken "
+                                           "worker is not counted as searching and hands the search on to nobody");
+  r.add_pool<ws_pool<M::help_any>>("mutant.pool.help_any", "mutant", "POOL-19",
+                                   "old helping waits: a wait runs any queued task on top of its frame (deadlock)");
+  r.add_pool<ws_pool<M::help_any>>("mutant.pool.help_any_deep", "mutant", "POOL-20",
+                                   "old helping waits: every waiter runs the next queued waiter on top of itself");
+  r.add_pool<ws_pool<M::join_ignores_injector>>("mutant.pool.join_ignores_injector", "mutant", "POOL-8",
+                                                "fork_join takes its own arm back without the injector interval");
+  r.add_pool<ws_pool<M::drop_swallows>>("mutant.pool.drop_swallows", "mutant", "POOL-21",
+                                        "a dropped handle's exception is discarded silently");
 }
 }  // namespace pilfer::conformance::suite

@@ -32,7 +32,16 @@
 //   void wait_idle()                            from outside: every task submitted so far has finished
 //   void shutdown()                             drain; afterwards submit() throws
 //   static flags: has_local_spawn, has_handles, has_fork_join, has_shutdown
+//   The waiter returned by submit_waitable may be copied and called from many threads (each call waits
+//   and rethrows the task's exception), from outside or from inside tasks.
+//   Optional (detected; a requirement that needs a missing one is "n/a"):
+//   void run_group(std::vector<std::function<void()>>)    inside or outside: run all as one group, wait for all
+//   void set_on_uncaught(std::function<void(std::exception_ptr)>)   before any task: where lost exceptions go
+//   void submit_dropped(f)                      submit with a result handle and drop the handle at once
 #pragma once
+
+#include <exception>
+#include <vector>
 
 #include <concepts>
 #include <cstddef>
@@ -109,5 +118,19 @@ concept pool_adapter = requires(P& p, std::function<void()> f) {
   p.wait_idle();
   p.shutdown();
 };
+
+/// Optional: task groups (POOL-19 builds wait-for graphs through them; fork_join stands in without).
+template <class P>
+concept pool_with_groups = pool_adapter<P> && requires(P& p, std::vector<std::function<void()>> fs) {
+  p.run_group(std::move(fs));
+};
+
+/// Optional: an uncaught-exception handler and dropped result handles (POOL-21).
+template <class P>
+concept pool_with_uncaught =
+    pool_adapter<P> && requires(P& p, std::function<void()> f, std::function<void(std::exception_ptr)> h) {
+      p.set_on_uncaught(std::move(h));
+      p.submit_dropped(std::move(f));
+    };
 
 }  // namespace pilfer::conformance

@@ -100,6 +100,9 @@ constexpr auto case_limit = std::chrono::milliseconds(5000);
 
 }  // namespace detail
 
+template <pool_adapter P>
+verdict pool_fairness_join(const run_config& cfg);  // pool_wait_tests.hpp
+
 /// POOL-1: on one worker, tasks spawned by a task run newest first.
 template <pool_adapter P>
 verdict pool_lifo_local(const run_config& cfg) {
@@ -255,9 +258,10 @@ verdict pool_no_lost_wakeup(const run_config& cfg) {
   return verdict::pass(std::to_string(total) + " idle submissions on 1 and 2 workers, each ran within 2 s");
 }
 
-/// POOL-8: fairness — an outside submission runs while a task keeps re-spawning itself locally.
+/// POOL-8: fairness — an outside submission runs while a task keeps re-spawning itself locally, and
+/// while a worker is deep in fork_join recursion (pool_fairness_join).
 template <pool_adapter P>
-verdict pool_fairness(const run_config& cfg) {
+verdict pool_fairness_spawn(const run_config& cfg) {
   if (!P::has_local_spawn) return verdict::na("no spawn from inside a task");
   detail::pool_box<P> pool(1);
   atomic<bool> outside_ran{false}, chain_started{false}, starved{false};
@@ -297,6 +301,16 @@ verdict pool_fairness(const run_config& cfg) {
     return verdict::fail(cfg.seed, "1 worker running a self-spawning task chain: an outside submission waited until "
                                    "the chain gave up (2 s) — the injector is starved by local work");
   return verdict::pass("outside task ran while a local chain kept spawning");
+}
+
+// @verifies POOL-8
+template <pool_adapter P>
+verdict pool_fairness(const run_config& cfg) {
+  verdict a = pool_fairness_spawn<P>(cfg);
+  if (!a.passed()) return a;
+  verdict b = pool_fairness_join<P>(cfg);
+  if (b.failed()) return b;
+  return verdict::pass(a.detail + "; " + b.detail);
 }
 
 /// POOL-9: exactly-once execution under spawn storms (2 outside submitters, trees of spawns, 3 workers).
@@ -399,3 +413,5 @@ verdict pool_shutdown(const run_config& cfg) {
 }
 
 }  // namespace pilfer::conformance
+
+#include "pilfer/conformance/pool_wait_tests.hpp"
