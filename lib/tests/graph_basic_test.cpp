@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
 
 namespace {
 
