@@ -200,6 +200,7 @@ class basic_pool {
     using R = std::invoke_result_t<std::decay_t<F>&>;
     using T = detail::handle_task<std::decay_t<F>, R, Sync>;
     T* t = Sync::template make<T>(std::forward<F>(f), this);
+    if (o.affinity) t->affinity = *o.affinity;
     try {
       enqueue(t, o);
     } catch (...) {
@@ -985,7 +986,8 @@ struct pool_access {
       if (s->code() != state::pending) return;
     }
     if constexpr (pool_type::mutation != pool_mutation::old_helping) {
-      if (s->claim()) {
+      // An affinity task is claimed only by its own worker (POOL-15).
+      if ((s->affinity == ~0u || s->affinity == w->index) && s->claim()) {
         p.run_claimed(*w, s);
         return;
       }
