@@ -285,6 +285,7 @@ void round(const options& o, bool chain, std::uint64_t round_no, std::uint64_t i
   }
   t.max_capacity = std::max(t.max_capacity, max_cap);
   t.rounds += 1;
+  progress(items);
   t.pushed += items;
   t.popped += popped.size();
   t.stolen += stolen;
@@ -292,6 +293,8 @@ void round(const options& o, bool chain, std::uint64_t round_no, std::uint64_t i
 
 template <class Deque>
 int run(const options& o, bool chain, const char* name) {
+  chaos_control::configure(o.chaos, o.seed);
+  watchdog wd(name, o.watchdog, o.seed);  // a round that never ends (a lost item a thief spins for) fails here
   failures fail;
   totals t;
   deadline d(o.seconds);
@@ -325,34 +328,28 @@ int run(const options& o, bool chain, const char* name) {
 
 // @verifies DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6
 int main(int argc, char** argv) {
-  std::string_view impl = "chase_lev";
-  std::string_view topology = "star";
-  // Peel off --impl before the common options.
+  const char* program = "stress_deque";
+  std::string impl = "chase_lev";
+  std::string topology = "star";
+  // Peel off the program's own options before the common ones.
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a.starts_with("--impl=")) {
-      impl = a.substr(7);
-    } else if (a == "--impl" && i + 1 < argc) {
-      impl = argv[++i];
-    } else if (a.starts_with("--topology=")) {
-      topology = a.substr(11);
-    } else if (a == "--topology" && i + 1 < argc) {
-      topology = argv[++i];
-    } else {
+    if (!take_option(argc, argv, i, "--impl", impl, program) && !take_option(argc, argv, i, "--topology", topology, program))
       rest.push_back(argv[i]);
-    }
   }
-  const auto o = parse(static_cast<int>(rest.size()), rest.data(), "stress_deque", 5.0);
-  if (topology != "star" && topology != "chain") {
-    std::fprintf(stderr, "unknown --topology (star|chain)\n");
+  if (!one_of(impl, "chase_lev|mutex")) {
+    std::fprintf(stderr, "%s: unknown --impl '%s' (chase_lev|mutex)\n", program, impl.c_str());
     return 2;
   }
+  if (!one_of(topology, "star|chain")) {
+    std::fprintf(stderr, "%s: unknown --topology '%s' (star|chain)\n", program, topology.c_str());
+    return 2;
+  }
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 5.0, "[--impl chase_lev|mutex] [--topology star|chain] ");
   const bool chain = topology == "chain";
   if (impl == "chase_lev")
-    return run<pilfer::basic_deque<std::uint64_t, std_sync>>(o, chain, chain ? "stress_deque[chase_lev,chain]" : "stress_deque[chase_lev]");
+    return run<pilfer::basic_deque<std::uint64_t, chaos_sync>>(o, chain, chain ? "stress_deque[chase_lev,chain]" : "stress_deque[chase_lev]");
   if (impl == "mutex")
-    return run<pilfer::basic_mutex_deque<std::uint64_t, std_sync>>(o, chain, chain ? "stress_deque[mutex,chain]" : "stress_deque[mutex]");
-  std::fprintf(stderr, "unknown --impl %.*s (chase_lev|mutex)\n", static_cast<int>(impl.size()), impl.data());
-  return 2;
+    return run<pilfer::basic_mutex_deque<std::uint64_t, chaos_sync>>(o, chain, chain ? "stress_deque[mutex,chain]" : "stress_deque[mutex]");
+  return 2;  // unreachable: --impl was checked above
 }

@@ -50,7 +50,7 @@ void consume(Injector& inj, std_sync::atomic<std::uint64_t>& taken, std::uint64_
       fail.fail("INJ-2: taken item's data not published", v, stamps[p][s]);
   };
   rng r(seed, 200 + index);
-  pilfer::basic_deque<std::uint64_t, std_sync> dest(1);
+  pilfer::basic_deque<std::uint64_t, chaos_sync> dest(1);
   std::vector<std::uint64_t> rest;
   while (taken.load(PILFER_SITE("stress.taken", acquire)) < total) {
     if (r.below(3) == 0) {
@@ -139,11 +139,14 @@ void round(const options& o, std::uint64_t round_no, std::uint64_t per_producer,
       if (seen[p][s] == 0) fail.fail("INJ-2: lost item", p, s);
   if (count != total) fail.fail("INJ-2: count mismatch", count, total);
   t.rounds += 1;
+  progress(total);
   t.items += total;
 }
 
 template <class Injector>
 int run(const options& o, const char* name) {
+  chaos_control::configure(o.chaos, o.seed);
+  watchdog wd(name, o.watchdog, o.seed);  // a round that never ends (a consumer spinning for a lost item) fails here
   failures fail;
   totals t;
   deadline d(o.seconds);
@@ -167,22 +170,18 @@ int run(const options& o, const char* name) {
 
 // @verifies INJ-1 INJ-2 INJ-3 INJ-4
 int main(int argc, char** argv) {
-  std::string_view block = "small";
+  const char* program = "stress_injector";
+  std::string block = "small";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a.starts_with("--block=")) {
-      block = a.substr(8);
-    } else if (a == "--block" && i + 1 < argc) {
-      block = argv[++i];
-    } else {
-      rest.push_back(argv[i]);
-    }
+    if (!take_option(argc, argv, i, "--block", block, program)) rest.push_back(argv[i]);
   }
-  const auto o = parse(static_cast<int>(rest.size()), rest.data(), "stress_injector", 5.0);
+  if (!one_of(block, "small|large")) {
+    std::fprintf(stderr, "%s: unknown --block '%s' (small|large)\n", program, block.c_str());
+    return 2;
+  }
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 5.0, "[--block small|large] ");
   // small: 2 slots per block, so nearly every operation crosses a block boundary and frees a block.
-  if (block == "small") return run<pilfer::basic_injector<std::uint64_t, std_sync, 2>>(o, "stress_injector[block=2]");
-  if (block == "large") return run<pilfer::basic_injector<std::uint64_t, std_sync, 1023>>(o, "stress_injector[block=1023]");
-  std::fprintf(stderr, "unknown --block %.*s (small|large)\n", static_cast<int>(block.size()), block.data());
-  return 2;
+  if (block == "small") return run<pilfer::basic_injector<std::uint64_t, chaos_sync, 2>>(o, "stress_injector[block=2]");
+  return run<pilfer::basic_injector<std::uint64_t, chaos_sync, 1023>>(o, "stress_injector[block=1023]");
 }

@@ -17,7 +17,10 @@
 //   shutdown_race        outside threads submit while the main thread shuts the pool down (drain or cancel):
 //                        every accepted task either ran exactly once or (cancel) reports cancelled, never both;
 //                        submits after shutdown throw pool_closed (POOL-12, POOL-17).
-// Usage: stress_pool [--scenario NAME] [--seconds N] [--iterations ROUNDS] [--seed N]
+// Every pool is a basic_pool<chaos_sync> (--chaos N: seeded yields/sleeps at about one in N atomic operations);
+// a watchdog prints every worker's state (pool.snapshot()) and fails when no task completes for --watchdog s.
+// Usage: stress_pool [--scenario NAME] [common options: --seconds --iterations --seed --chaos --workers
+//        --oversubscribe --watchdog, see stress_common.hpp]
 #include <pilfer/pool.hpp>
 
 #include <algorithm>
@@ -35,6 +38,18 @@ namespace {
 using pilfer::std_sync;
 using namespace pilfer::stress;
 using clock_type = std::chrono::steady_clock;
+using S = chaos_sync;  // std_sync plus --chaos perturbations (stress_common.hpp)
+using pool_type = pilfer::basic_pool<S>;
+
+/// Every worker's state, for the watchdog.
+std::string describe(const pool_type& p) {
+  std::string out;
+  for (const auto& w : p.snapshot())
+    out += "  worker " + std::to_string(w.index) + ": " + pilfer::to_string(w.state) + ", queued " +
+           std::to_string(w.queued) + ", tasks_run " + std::to_string(w.tasks_run) + "\n";
+  return out + "  spare workers alive: " + std::to_string(p.spare_workers()) + "\n";
+}
+unsigned pick_workers(const options& o, unsigned chosen) { return o.workers ? o.workers : chosen; }
 
 /// Generous bound for "this task must have run by now": a parked pool wakes in microseconds; TSan, a loaded
 /// 2-core machine and descheduling can stretch that to tens of milliseconds, never to seconds.
@@ -76,10 +91,11 @@ tree make_tree(rng& r, std::uint32_t max_nodes) {
 
 struct storm {
   const tree& t;
-  pilfer::pool& p;
+  pool_type& p;
   std::unique_ptr<std_sync::atomic<std::uint32_t>[]> runs;
   void node(std::uint32_t i) {
     runs[i].fetch_add(1, PILFER_SITE("stress.count", relaxed));
+    progress();
     for (std::uint32_t c = 0; c < t.child_count[i]; ++c) {
       const auto child = t.first_child[i] + c;
       p.spawn([this, child] { node(child); });
@@ -88,18 +104,19 @@ struct storm {
 };
 
 // @verifies POOL-9 POOL-5 POOL-14
-void spawn_storm(const options& o, failures& fail) {
+void spawn_storm(const options& o, failures& fail, watchdog& wd) {
   deadline d(o.seconds);
   rng r(o.seed, 1);
   std::uint64_t rounds = 0, nodes = 0, external = 0, stats_reads = 0;
   while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
-    const auto workers = 1 + static_cast<unsigned>(r.below(3));
+    const auto workers = pick_workers(o, 1 + static_cast<unsigned>(r.below(3)));
     const tree t = make_tree(r, 1000 + static_cast<std::uint32_t>(r.below(20000)));
     const auto n = static_cast<std::uint32_t>(t.first_child.size());
     std_sync::atomic<std::uint64_t> outside_runs{0};
     constexpr std::uint64_t per_outsider = 2000;
     {
-      pilfer::pool p(pilfer::pool_options{.threads = workers});
+      pool_type p(pilfer::pool_options{.threads = workers});
+      watchdog::guard wg(wd, [&p] { return describe(p); });
       storm s{t, p, std::make_unique<std_sync::atomic<std::uint32_t>[]>(n)};
       p.spawn([&s] { s.node(0); });
       std_sync::atomic<bool> stop_reader{false};
@@ -121,7 +138,10 @@ void spawn_storm(const options& o, failures& fail) {
       for (int k = 0; k < 2; ++k) {
         outsiders.emplace_back([&] {
           for (std::uint64_t i = 0; i < per_outsider; ++i)
-            p.spawn([&] { outside_runs.fetch_add(1, PILFER_SITE("stress.count", relaxed)); });
+            p.spawn([&] {
+              outside_runs.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+              progress();
+            });
         });
       }
       for (auto& th : outsiders) th.join();
@@ -155,7 +175,7 @@ void spawn_storm(const options& o, failures& fail) {
 }
 
 // ------------------------------------------------------------------------------------------- fork_join
-std::uint64_t fib(pilfer::pool& p, unsigned n) {
+std::uint64_t fib(pool_type& p, unsigned n) {
   if (n < 2) return n;
   std::uint64_t a = 0, b = 0;
   pilfer::join(p, [&] { a = fib(p, n - 1); }, [&] { b = fib(p, n - 2); });
@@ -164,7 +184,7 @@ std::uint64_t fib(pilfer::pool& p, unsigned n) {
 std::uint64_t fib_seq(unsigned n) { return n < 2 ? n : fib_seq(n - 1) + fib_seq(n - 2); }
 
 // Sum of [lo, hi) split at a random point with a task_group of 2..4 parts down to small leaves.
-std::uint64_t range_sum(pilfer::pool& p, std::uint64_t lo, std::uint64_t hi, std::uint64_t salt) {
+std::uint64_t range_sum(pool_type& p, std::uint64_t lo, std::uint64_t hi, std::uint64_t salt) {
   if (hi - lo <= 64) {
     std::uint64_t s = 0;
     for (auto i = lo; i < hi; ++i) s += i;
@@ -172,7 +192,7 @@ std::uint64_t range_sum(pilfer::pool& p, std::uint64_t lo, std::uint64_t hi, std
   }
   const unsigned parts = 2 + static_cast<unsigned>(salt % 3);
   std::vector<std::uint64_t> sums(parts, 0);
-  pilfer::task_group g(p);
+  pilfer::basic_task_group<S> g(p);
   const auto step = (hi - lo) / parts;
   for (unsigned k = 0; k < parts; ++k) {
     const auto a = lo + k * step, b = k + 1 == parts ? hi : a + step;
@@ -185,13 +205,14 @@ std::uint64_t range_sum(pilfer::pool& p, std::uint64_t lo, std::uint64_t hi, std
 }
 
 // @verifies POOL-11 POOL-9 POOL-17
-void fork_join(const options& o, failures& fail) {
+void fork_join(const options& o, failures& fail, watchdog& wd) {
   deadline d(o.seconds);
   rng r(o.seed, 2);
   std::uint64_t rounds = 0;
   while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
-    const auto workers = 1 + static_cast<unsigned>(r.below(2));
-    pilfer::pool p(pilfer::pool_options{.threads = workers});
+    const auto workers = pick_workers(o, 1 + static_cast<unsigned>(r.below(2)));
+    pool_type p(pilfer::pool_options{.threads = workers});
+    watchdog::guard wg(wd, [&p] { return describe(p); });
     const auto n = 10 + static_cast<unsigned>(r.below(9));
     auto h = p.submit([&] { return fib(p, n); });
     if (!wait_bounded(h, 60.0)) {
@@ -209,6 +230,7 @@ void fork_join(const options& o, failures& fail) {
       std::_Exit(1);
     }
     if (h2.get() != hi * (hi - 1) / 2) fail.fail("POOL-11: range sum wrong", hi, h2.get());
+    progress();
     ++rounds;
   }
   std::printf("fork_join: rounds=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds), d.elapsed());
@@ -216,11 +238,12 @@ void fork_join(const options& o, failures& fail) {
 
 // ------------------------------------------------------------------------------------------- submit_while_parking
 // @verifies POOL-7 POOL-17
-void submit_while_parking(const options& o, failures& fail) {
+void submit_while_parking(const options& o, failures& fail, watchdog& wd) {
   deadline d(o.seconds);
   rng r(o.seed, 3);
   std::vector<double> lat;
-  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
+  watchdog::guard wg(wd, [&p] { return describe(p); });
   std::uint64_t submits = 0;
   while (!fail.any() && (o.iterations ? submits < o.iterations : !d.passed())) {
     // Pause a random, exponentially spread number of spins: lands the submit anywhere in the workers'
@@ -229,7 +252,10 @@ void submit_while_parking(const options& o, failures& fail) {
     for (std::uint64_t i = 0; i < spins; ++i) std_sync::spin_hint();
     const auto t0 = clock_type::now();
     const auto token = r.next();
-    auto h = p.submit([token] { return token ^ 0x5555; });
+    auto h = p.submit([token] {
+      progress();
+      return token ^ 0x5555;
+    });
     if (!wait_bounded(h, completion_bound_s)) {
       fail.fail("POOL-7: submitted task did not run within the bound (lost wake-up)", submits);
       std::fflush(stderr);
@@ -247,7 +273,7 @@ void submit_while_parking(const options& o, failures& fail) {
 
 // ------------------------------------------------------------------------------------------- shutdown_race
 // @verifies POOL-12 POOL-9 POOL-17
-void shutdown_race(const options& o, failures& fail) {
+void shutdown_race(const options& o, failures& fail, watchdog& wd) {
   deadline d(o.seconds);
   rng r(o.seed, 4);
   std::uint64_t rounds = 0, accepted_total = 0, ran_total = 0, cancelled_total = 0, rejected_total = 0;
@@ -259,10 +285,11 @@ void shutdown_race(const options& o, failures& fail) {
       std_sync::atomic<std::uint32_t> ran{0};
     };
     auto slots = std::make_unique<slot[]>(submitters * max_tasks);
-    std::vector<std::vector<pilfer::task_handle<std::uint32_t>>> handles(submitters);
+    std::vector<std::vector<pilfer::basic_task_handle<std::uint32_t, S>>> handles(submitters);
     std::vector<std::uint64_t> rejected(submitters, 0);
     {
-      pilfer::pool p(pilfer::pool_options{.threads = 2});
+      pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
+      watchdog::guard wg(wd, [&p] { return describe(p); });
       std_sync::atomic<bool> go{false};
       std_sync::atomic<std::uint64_t> accepted_now{0};
       std::vector<std_sync::thread> ts;
@@ -274,6 +301,7 @@ void shutdown_race(const options& o, failures& fail) {
             try {
               handles[s].push_back(p.submit([&slots, id] {
                 slots[id].ran.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+                progress();
                 return id;
               }));
               accepted_now.fetch_add(1, PILFER_SITE("stress.count", relaxed));
@@ -353,11 +381,12 @@ ordered_hash combine(ordered_hash a, ordered_hash b) {
 ordered_hash leaf(std::int64_t i) { return {static_cast<std::uint64_t>(i) * 2654435761u + 1, hash_base, 1}; }
 
 // @verifies POOL-16 POOL-9
-void parallel_loops(const options& o, failures& fail) {
+void parallel_loops(const options& o, failures& fail, watchdog& wd) {
   deadline d(o.seconds);
   rng r(o.seed, 5);
   std::uint64_t rounds = 0, indices = 0;
-  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
+  watchdog::guard wg(wd, [&p] { return describe(p); });
   while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
     const auto len = static_cast<std::int64_t>(r.below(5) == 0 ? r.below(3) : r.below(50000));
     const auto begin = static_cast<std::int64_t>(r.below(1000)) - 500;
@@ -390,6 +419,7 @@ void parallel_loops(const options& o, failures& fail) {
     ordered_hash want{};
     for (auto i = begin; i < end; ++i) want = combine(want, leaf(i));
     if (got.h != want.h || got.len != want.len) fail.fail("POOL-16: parallel_reduce differs from the sequential fold", got.len, want.len);
+    progress(n);
     ++rounds;
     indices += n;
   }
@@ -400,35 +430,26 @@ void parallel_loops(const options& o, failures& fail) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* program = "stress_pool";
   std::string scenario;
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    if (a.starts_with("--scenario=")) {
-      scenario = std::string(a.substr(11));
-    } else if (a == "--scenario" && i + 1 < argc) {
-      scenario = argv[++i];
-    } else {
-      rest.push_back(argv[i]);
-    }
+    if (!take_option(argc, argv, i, "--scenario", scenario, program)) rest.push_back(argv[i]);
   }
-  const auto o = parse(static_cast<int>(rest.size()), rest.data(), "stress_pool", 4.0);
-  failures fail;
-  bool any = false;
-  auto want = [&](std::string_view s) {
-    const bool w = scenario.empty() || scenario == s;
-    any |= w;
-    return w;
-  };
-  if (want("spawn_storm")) spawn_storm(o, fail);
-  if (want("fork_join") && !fail.any()) fork_join(o, fail);
-  if (want("submit_while_parking") && !fail.any()) submit_while_parking(o, fail);
-  if (want("shutdown_race") && !fail.any()) shutdown_race(o, fail);
-  if (want("parallel_loops") && !fail.any()) parallel_loops(o, fail);
-  if (!any) {
-    std::fprintf(stderr, "unknown --scenario %s (spawn_storm|fork_join|submit_while_parking|shutdown_race|parallel_loops)\n",
-                 scenario.c_str());
+  const char* names = "spawn_storm|fork_join|submit_while_parking|shutdown_race|parallel_loops";
+  if (!scenario.empty() && !one_of(scenario, names)) {
+    std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
     return 2;
   }
-  return verdict("stress_pool", fail, o.seed);
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0, "[--scenario NAME] ");
+  chaos_control::configure(o.chaos, o.seed);
+  failures fail;
+  watchdog wd(program, o.watchdog, o.seed);
+  auto want = [&](std::string_view s) { return (scenario.empty() || scenario == s) && !fail.any(); };
+  if (want("spawn_storm")) spawn_storm(o, fail, wd);
+  if (want("fork_join")) fork_join(o, fail, wd);
+  if (want("submit_while_parking")) submit_while_parking(o, fail, wd);
+  if (want("shutdown_race")) shutdown_race(o, fail, wd);
+  if (want("parallel_loops")) parallel_loops(o, fail, wd);
+  return verdict(program, fail, o.seed);
 }

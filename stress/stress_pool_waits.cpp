@@ -1,0 +1,426 @@
+// stress/stress_pool_waits.cpp — work conservation and waits inside the pool, at scale, under TSan.
+//
+// The shapes of the conformance tests POOL-18 … POOL-21 (and POOL-8 under join), larger and longer:
+//   barrier          k tasks that can only finish together (a k-party spin barrier) on a k-worker pool,
+//                    submitted from outside or spawned by a task, after random gaps (and right after a
+//                    one-task probe, so one worker searches while the others park): every round completes
+//                    (POOL-18). With --oversubscribe / --workers N, k = N workers on fewer cores.
+//   wait_graph       random acyclic wait-for graphs of 10-60 tasks on 1-4 workers through task handles
+//                    (wait() from several dependants), task groups, join and nested submit+get; some tasks sleep
+//                    so a waited-for task is often running elsewhere: every task runs once, values exact (POOL-19).
+//   many_waiters     one long task L and N tasks waiting for L's handle: all finish, no waiter ever nests on top
+//                    of another on one thread, spare workers stay within max_spare_workers (POOL-20).
+//   join_fairness    1 worker computing fib by join; an outside task X must start within 1024 join arms (POOL-8).
+//   dropped_handles  throwing tasks whose handles are dropped before they run, after they finish, or collected
+//                    with get(); fire-and-forget throwers: on_uncaught counts exactly the lost ones (POOL-21, POOL-10).
+// Every pool is a basic_pool<chaos_sync>: --chaos N injects seeded yields/sleeps at about one in N atomic
+// operations. A watchdog fails the run, printing every worker's state (pool.snapshot()), when no task
+// completes for --watchdog seconds (default 30).
+// --mutant old_sleep|old_helping builds the same scenarios on pilfer's pool compiled with its old sleep protocol or
+// its old helping waits (the pool's pool_mutation hook): they must fail there (a watchdog dump, a deadlock, a
+// depth check) — the evidence that these stress scenarios can fail.
+// Usage: stress_pool_waits [--scenario NAME] [--mutant none|old_sleep|old_helping] [common options: stress_common.hpp]
+#include <pilfer/pool.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stress_common.hpp"
+
+namespace {
+
+using pilfer::std_sync;
+using namespace pilfer::stress;
+pilfer::pool_options pool_opts(unsigned workers) {
+  pilfer::pool_options o;
+  o.threads = workers;
+  return o;
+}
+
+void spin_until(const std_sync::atomic<unsigned>& v, unsigned target) {
+  for (unsigned n = 0; v.load(PILFER_SITE("stress.barrier", acquire)) < target; ++n) {
+    if (n < 64) std_sync::spin_hint(); else std_sync::yield();
+  }
+}
+
+void gap(rng& r) {  // 0 … ~2^17 spins: lands in every phase of the idle path
+  const auto spins = r.below(std::uint64_t{1} << r.below(18));
+  for (std::uint64_t i = 0; i < spins; ++i) std_sync::spin_hint();
+}
+
+/// The scenarios on basic_pool<S>: S = chaos_sync normally; --mutant compiles pilfer's own pool with an old,
+/// known-wrong behaviour (pool-core's pool_mutation hook) to show these scenarios catch it.
+template <class S>
+struct scenarios {
+  using pool_type = pilfer::basic_pool<S>;
+  template <class R>
+  using handle_type = pilfer::basic_task_handle<R, S>;
+  using group_type = pilfer::basic_task_group<S>;
+
+  /// Every worker's state, for the watchdog.
+  static std::string describe(const pool_type& p) {
+    std::ostringstream os;
+    for (const auto& w : p.snapshot())
+      os << "  worker " << w.index << ": " << pilfer::to_string(w.state) << ", queued " << w.queued << ", tasks_run "
+         << w.tasks_run << "\n";
+    os << "  spare workers alive: " << p.spare_workers() << "\n";
+    return os.str();
+  }
+
+  // ------------------------------------------------------------------------------------------- barrier
+  // @verifies POOL-18
+  static void barrier(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 11);
+    std::uint64_t rounds = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      const unsigned k = o.workers ? o.workers : 2 + static_cast<unsigned>(r.below(3));
+      pool_type p(pool_opts(k));
+      watchdog::guard g(wd, [&p] { return describe(p); });
+      for (int round = 0; round < 50 && !fail.any(); ++round, ++rounds) {
+        std_sync::atomic<unsigned> arrived{0}, finished{0};
+        auto party = [&] {
+          arrived.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+          spin_until(arrived, k);  // hangs (the watchdog reports it) if a worker stays idle beside a queued party
+          finished.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+          progress();
+        };
+        gap(r);
+        if (round % 2 == 1) {
+          std_sync::atomic<unsigned> probe{0};
+          p.spawn([&] { probe.store(1, PILFER_SITE("stress.barrier", release)); });
+          spin_until(probe, 1);
+          gap(r);
+        }
+        if (r.below(2) == 0) {
+          p.spawn([&] {
+            for (unsigned i = 1; i < k; ++i) p.spawn(party);
+            party();
+          });
+        } else {
+          for (unsigned i = 0; i < k; ++i) p.spawn(party);
+        }
+        spin_until(finished, k);
+      }
+      p.wait_idle();
+    }
+    std::printf("barrier: rounds=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds), d.elapsed());
+  }
+
+  // ------------------------------------------------------------------------------------------- wait_graph
+  struct graph_node {
+    int how = 0;  // 0 plain, 1 wait handles, 2 join, 3 group, 4 nested submit+get
+    std::vector<std::size_t> deps;
+    unsigned sleep_us = 0;
+  };
+
+  // @verifies POOL-19 POOL-9 POOL-17
+  static void wait_graph(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 12);
+    std::uint64_t graphs = 0, tasks = 0;
+    while (!fail.any() && (o.iterations ? graphs < o.iterations : !d.passed())) {
+      const unsigned workers = o.workers ? o.workers : 1 + static_cast<unsigned>(r.below(4));
+      const std::size_t n = 10 + r.below(51);
+      std::vector<graph_node> nodes(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        nodes[i].sleep_us = r.below(4) == 0 ? static_cast<unsigned>(r.below(500)) : 0;
+        if (i == 0 || r.below(5) == 0) continue;
+        nodes[i].how = 1 + static_cast<int>(r.below(4));
+        const std::size_t m = 1 + r.below(std::min<std::size_t>(i, 4));
+        for (std::size_t k = 0; k < m; ++k) {
+          const std::size_t back = r.below(3) != 0 ? 1 + r.below(2) : 1 + r.below(i);
+          const std::size_t dep = back > i ? 0 : i - back;
+          if (std::find(nodes[i].deps.begin(), nodes[i].deps.end(), dep) == nodes[i].deps.end()) nodes[i].deps.push_back(dep);
+        }
+      }
+      auto runs = std::make_unique<std_sync::atomic<std::uint32_t>[]>(n);
+      {
+        pool_type p(pool_opts(workers));
+        watchdog::guard g(wd, [&p] { return describe(p); });
+        std::vector<std::unique_ptr<handle_type<std::uint64_t>>> handles(n);
+        auto value_of = [](std::size_t i) { return std::uint64_t{i} * 7919 + 1; };
+        for (std::size_t i = 0; i < n; ++i) {
+          const graph_node& nd = nodes[i];
+          std::vector<const handle_type<std::uint64_t>*> deps;
+          for (std::size_t dep : nd.deps) deps.push_back(handles[dep].get());
+          auto wait_deps = [deps](std::size_t lo, std::size_t hi) {
+            for (std::size_t k = lo; k < hi && k < deps.size(); ++k) deps[k]->wait();
+          };
+          auto body = [&p, &runs, &nd, deps, wait_deps, i, value_of]() -> std::uint64_t {
+            if (nd.sleep_us) std::this_thread::sleep_for(std::chrono::microseconds(nd.sleep_us));
+            switch (nd.how) {
+              case 1: wait_deps(0, deps.size()); break;
+              case 2: pilfer::join(p, [&] { wait_deps(0, deps.size() / 2); }, [&] { wait_deps(deps.size() / 2, deps.size()); }); break;
+              case 3: {
+                group_type grp(p);
+                for (std::size_t k = 0; k < deps.size(); ++k) grp.run([&, k] { wait_deps(k, k + 1); });
+                grp.wait();
+                break;
+              }
+              case 4: {
+                auto child = p.submit([&] { wait_deps(0, deps.size()); return 1; });
+                (void)child.get();
+                break;
+              }
+              default: break;
+            }
+            runs[i].fetch_add(1, PILFER_SITE("stress.count", relaxed));
+            progress();
+            return value_of(i);
+          };
+          handles[i] = std::make_unique<handle_type<std::uint64_t>>(p.submit(body));
+        }
+        p.wait_idle();  // every task (and dependants' wait() calls) finished before get() moves the values out
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto v = handles[i]->get();
+          if (v != value_of(i)) fail.fail("POOL-17: wrong value from a graph task", i, v);
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto c = runs[i].load(PILFER_SITE("stress.count", relaxed));
+        if (c != 1) fail.fail("POOL-9/POOL-19: graph task did not run exactly once", i, c);
+      }
+      ++graphs;
+      tasks += n;
+    }
+    std::printf("wait_graph: graphs=%llu tasks=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(graphs),
+                static_cast<unsigned long long>(tasks), d.elapsed());
+  }
+
+  // ------------------------------------------------------------------------------------------- many_waiters
+  static inline thread_local int waiter_depth = 0;
+
+  // @verifies POOL-20
+  static void many_waiters(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 13);
+    std::uint64_t rounds = 0, waiters = 0;
+    std::size_t max_spares = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      const unsigned workers = o.workers ? o.workers : 1 + static_cast<unsigned>(r.below(3));
+      const std::uint32_t n = 1000 + static_cast<std::uint32_t>(r.below(20000));
+      pilfer::pool_options po = pool_opts(workers);
+      po.max_spare_workers = 4 + r.below(60);
+      std_sync::atomic<int> limit_reports{0};
+      po.on_uncaught = [&](std::exception_ptr) { limit_reports.fetch_add(1, PILFER_SITE("stress.count", relaxed)); };
+      const std::size_t spare_bound = po.max_spare_workers;
+      pool_type p(po);
+      watchdog::guard g(wd, [&p] { return describe(p); });
+      std_sync::atomic<std::uint32_t> started{0}, finished{0};
+      std_sync::atomic<int> deepest{0};
+      std_sync::atomic<unsigned> all_submitted{0};
+      auto l = std::make_shared<handle_type<int>>(p.submit([&] {
+        spin_until(all_submitted, 1);
+        for (int k = 0; k < 2000 && started.load(PILFER_SITE("stress.count", relaxed)) < n; ++k)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        return 7;
+      }));
+      for (std::uint32_t i = 0; i < n; ++i) {
+        p.spawn([&, l] {
+          const int depth = ++waiter_depth;
+          for (int m = deepest.load(PILFER_SITE("stress.count", relaxed)); depth > m;)
+            if (deepest.compare_exchange_weak(m, depth, PILFER_SITE("stress.count", relaxed), PILFER_SITE("stress.count", relaxed))) break;
+          started.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+          l->wait();
+          --waiter_depth;
+          finished.fetch_add(1, PILFER_SITE("stress.count", acq_rel));
+          progress();
+        });
+        max_spares = std::max(max_spares, p.spare_workers());
+      }
+      all_submitted.store(1, PILFER_SITE("stress.barrier", release));
+      p.wait_idle();
+      max_spares = std::max(max_spares, p.spare_workers());
+      if (l->get() != 7) fail.fail("POOL-17: long task's value");
+      if (finished.load(PILFER_SITE("stress.count", acquire)) != n) fail.fail("POOL-20: waiters lost", finished.load(PILFER_SITE("stress.count", acquire)), n);
+      if (deepest.load(PILFER_SITE("stress.count", relaxed)) > 1)
+        fail.fail("POOL-20: a wait ran another waiter on top of itself (depth)", static_cast<std::uint64_t>(deepest.load(PILFER_SITE("stress.count", relaxed))), n);
+      if (p.spare_workers() > spare_bound) fail.fail("POOL-20: more spare workers than max_spare_workers", p.spare_workers(), spare_bound);
+      if (limit_reports.load(PILFER_SITE("stress.count", relaxed)) > 1) fail.fail("POOL-20: spare limit reported more than once per pool");
+      ++rounds;
+      waiters += n;
+    }
+    std::printf("many_waiters: rounds=%llu waiters=%llu max_spares_seen=%zu elapsed=%.1fs\n",
+                static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(waiters), max_spares, d.elapsed());
+  }
+
+  // ------------------------------------------------------------------------------------------- join_fairness
+  static std::uint64_t fib(pool_type& p, unsigned n, std_sync::atomic<std::uint64_t>& arms) {
+    arms.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+    if (n < 2) return n;
+    std::uint64_t a = 0, b = 0;
+    pilfer::join(p, [&] { a = fib(p, n - 1, arms); }, [&] { b = fib(p, n - 2, arms); });
+    return a + b;
+  }
+
+  // @verifies POOL-8
+  static void join_fairness(const options& o, failures& fail, watchdog& wd) {
+    constexpr std::uint64_t bound = 1024;
+    deadline d(o.seconds);
+    rng r(o.seed, 14);
+    std::uint64_t rounds = 0, worst = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      pool_type p(pool_opts(1));
+      watchdog::guard g(wd, [&p] { return describe(p); });
+      std_sync::atomic<std::uint64_t> arms{0}, x_at{0};
+      std_sync::atomic<unsigned> x_ran{0};
+      const unsigned n = 20 + static_cast<unsigned>(r.below(4));
+      auto root = p.submit([&] { return fib(p, n, arms); });
+      const std::uint64_t start_after = 100 + r.below(2000);
+      while (arms.load(PILFER_SITE("stress.count", relaxed)) < start_after && !root.ready()) std_sync::yield();
+      const std::uint64_t at = arms.load(PILFER_SITE("stress.count", relaxed));
+      const bool measurable = !root.ready();
+      p.spawn([&] {
+        x_at.store(arms.load(PILFER_SITE("stress.count", relaxed)), PILFER_SITE("stress.count", relaxed));
+        x_ran.store(1, PILFER_SITE("stress.barrier", release));
+        progress();
+      });
+      (void)root.get();
+      progress();
+      spin_until(x_ran, 1);
+      if (measurable) {
+        const std::uint64_t delta = x_at.load(PILFER_SITE("stress.count", relaxed)) - at;
+        worst = std::max(worst, delta);
+        if (delta > bound) fail.fail("POOL-8: outside task waited more join arms than the bound", delta, bound);
+      }
+      ++rounds;
+    }
+    std::printf("join_fairness: rounds=%llu worst_arms_before_outside_task=%llu (bound %llu) elapsed=%.1fs\n",
+                static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(worst),
+                static_cast<unsigned long long>(bound), d.elapsed());
+  }
+
+  // ------------------------------------------------------------------------------------------- dropped_handles
+  // @verifies POOL-21 POOL-10
+  static void dropped_handles(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 15);
+    std::uint64_t rounds = 0, lost_total = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      const unsigned workers = o.workers ? o.workers : 1 + static_cast<unsigned>(r.below(3));
+      std_sync::atomic<std::uint64_t> reported{0}, foreign{0};
+      pilfer::pool_options po = pool_opts(workers);
+      po.on_uncaught = [&](std::exception_ptr e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::runtime_error& x) {
+          if (std::string_view(x.what()) == "stress-dropped") {
+            reported.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+            return;
+          }
+        } catch (...) {
+        }
+        foreign.fetch_add(1, PILFER_SITE("stress.count", relaxed));
+      };
+      std::uint64_t expect = 0;
+      {
+        pool_type p(po);
+        watchdog::guard g(wd, [&p] { return describe(p); });
+        std::vector<handle_type<int>> kept;
+        const unsigned tasks = 200 + static_cast<unsigned>(r.below(800));
+        for (unsigned i = 0; i < tasks; ++i) {
+          const bool throws = r.below(2) == 0;
+          auto body = [throws] {
+            progress();
+            if (throws) throw std::runtime_error("stress-dropped");
+            return 1;
+          };
+          switch (r.below(4)) {
+            case 0:  // dropped at once
+              (void)p.submit(body);
+              expect += throws;
+              break;
+            case 1:  // kept, dropped later (after the pool is idle)
+              kept.push_back(p.submit(body));
+              expect += throws;
+              break;
+            case 2: {  // collected: get() rethrows, nothing lost
+              auto h = p.submit(body);
+              try {
+                (void)h.get();
+              } catch (const std::runtime_error&) {
+              }
+              break;
+            }
+            default:  // fire and forget (POOL-10)
+              p.spawn([throws] {
+                progress();
+                if (throws) throw std::runtime_error("stress-dropped");
+              });
+              expect += throws;
+          }
+          if (r.below(16) == 0) gap(r);
+        }
+        p.wait_idle();
+        kept.clear();
+      }
+      const auto got = reported.load(PILFER_SITE("stress.count", relaxed));
+      if (got != expect) fail.fail("POOL-21: on_uncaught calls != exceptions nobody collected", got, expect);
+      if (foreign.load(PILFER_SITE("stress.count", relaxed)) != 0) fail.fail("POOL-21: on_uncaught got an unexpected exception");
+      lost_total += expect;
+      ++rounds;
+    }
+    std::printf("dropped_handles: rounds=%llu uncaught_reported=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds),
+                static_cast<unsigned long long>(lost_total), d.elapsed());
+  }
+
+
+  static void run(const std::string& scenario, const options& o, failures& fail, watchdog& wd) {
+    auto want = [&](std::string_view s) { return (scenario.empty() || scenario == s) && !fail.any(); };
+    if (want("barrier")) barrier(o, fail, wd);
+    if (want("wait_graph")) wait_graph(o, fail, wd);
+    if (want("many_waiters")) many_waiters(o, fail, wd);
+    if (want("join_fairness")) join_fairness(o, fail, wd);
+    if (want("dropped_handles")) dropped_handles(o, fail, wd);
+  }
+};
+
+struct old_sleep_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_sleep_protocol;
+};
+struct old_helping_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* program = "stress_pool_waits";
+  std::string scenario;
+  std::vector<char*> rest{argv[0]};
+  std::string mutant = "none";
+  for (int i = 1; i < argc; ++i) {
+    if (!take_option(argc, argv, i, "--scenario", scenario, program) && !take_option(argc, argv, i, "--mutant", mutant, program))
+      rest.push_back(argv[i]);
+  }
+  if (!one_of(mutant, "none|old_sleep|old_helping")) {
+    std::fprintf(stderr, "%s: unknown --mutant '%s' (none|old_sleep|old_helping)\n", program, mutant.c_str());
+    return 2;
+  }
+  const char* names = "barrier|wait_graph|many_waiters|join_fairness|dropped_handles";
+  if (!scenario.empty() && !one_of(scenario, names)) {
+    std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
+    return 2;
+  }
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0,
+                       "[--scenario NAME] [--mutant none|old_sleep|old_helping] ");
+  chaos_control::configure(o.chaos, o.seed);
+  failures fail;
+  watchdog wd(program, o.watchdog, o.seed);
+  if (mutant == "old_sleep") {
+    scenarios<old_sleep_sync>::run(scenario, o, fail, wd);
+  } else if (mutant == "old_helping") {
+    scenarios<old_helping_sync>::run(scenario, o, fail, wd);
+  } else {
+    scenarios<chaos_sync>::run(scenario, o, fail, wd);
+  }
+  return verdict(program, fail, o.seed);
+}
