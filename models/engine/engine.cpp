@@ -50,10 +50,19 @@ scenario::~scenario() = default;
 
 std::string result::summary() const {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s executions=%zu states=%zu blocked=%zu %s %.3fs%s%s", ok ? "ok" : "FAIL",
-                executions, states, blocked, complete ? "complete" : "incomplete", seconds,
-                ok ? "" : " kind=", ok ? "" : kind.c_str());
+  std::snprintf(buf, sizeof buf, "%s model=%s executions=%zu blocked=%zu states=%zu %s %.3fs%s%s%s", ok ? "ok" : "FAIL",
+                to_string(model), executions, blocked, states, complete ? "complete" : "incomplete", seconds,
+                ok ? "" : " kind=", ok ? "" : kind.c_str(),
+                races.empty() ? "" : (" races=" + std::to_string(races.size())).c_str());
   return buf;
+}
+
+const char* to_string(memory_model m) noexcept { return m == memory_model::rc11 ? "rc11" : "c++20"; }
+
+std::optional<memory_model> parse_memory_model(const std::string& name) noexcept {
+  if (name == "c++20" || name == "cxx20" || name == "c++2a" || name == "C++20") return memory_model::cxx20;
+  if (name == "rc11" || name == "RC11") return memory_model::rc11;
+  return std::nullopt;
 }
 
 namespace engine {
@@ -157,6 +166,7 @@ class checker {
   void mutex_lock(std::uint32_t id, const std::source_location& src);
   bool mutex_try_lock(std::uint32_t id, const std::source_location& src);
   void mutex_unlock(std::uint32_t id, const std::source_location& src);
+  void mutex_misuse_check(std::uint32_t id, const char* op, const std::source_location& src);
   unsigned spawn(std::unique_ptr<detail::task> t, const std::source_location& src);
   void join(unsigned t, const std::source_location& src);
   void yield(const std::source_location& src, bool spin);
@@ -170,12 +180,16 @@ class checker {
   void record_failure(std::string kind, std::string message);
   /// End the execution from a fiber: switch to the scheduler for good.
   [[noreturn]] void abandon();
+  /// assume(false): the execution is blocked (not an error).
+  [[noreturn]] void block();
   std::size_t execution_index() const noexcept { return exec_index_; }
 
  private:
   friend struct consistency;
   // execution driving
-  enum class outcome { complete, failed, pruned };
+  enum class outcome { complete, failed, pruned, blocked };
+  bool rc11() const noexcept { return opt_.model == memory_model::rc11; }
+  bool memo_seen(hash128 h);  // insert; true if it was there
   outcome run_execution();
   void reset_execution();
   void cleanup_execution();
@@ -214,6 +228,7 @@ class checker {
   void after_write(std::uint32_t t);
   std::memory_order effective(order_site s, bool* weakened);
   void race_check(const event& e, const location& l);
+  void record_race(const event& first, const event& second);
   std::string describe(const event& e) const;
   std::string trace() const;
   std::string format_value(const location& l, std::uint64_t v) const;
@@ -234,9 +249,10 @@ class checker {
   std::unique_ptr<scenario> scenario_;
   std::vector<checker_sync::thread> main_threads_;
   std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
-  std::vector<std::bitset<max_sc_events>> psc_;             // committed psc edges
+  std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
+  bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;
-  bool failed_ = false, pruned_ = false;
+  bool failed_ = false, pruned_ = false, blocked_ = false;
   std::string fail_kind_, fail_msg_;
   std::uint32_t last_run_ = none;
   unsigned preemptions_ = 0;
@@ -256,7 +272,11 @@ class checker {
   std::size_t depth_ = 0, prefix_ = 0;
   bool replaying_token_ = false;
   std::mt19937_64 rng_;
-  std::unordered_set<hash128, hash128_hasher> visited_;
+  // memo table: a fixed-capacity cache of state hashes (4-way buckets, replacement when a
+  // bucket is full), grown by doubling up to options::memo_entries
+  std::vector<hash128> memo_;
+  std::size_t memo_used_ = 0;
+  std::vector<std::string> race_keys_;  // dedup keys of res_.races
   std::size_t exec_index_ = 0;
   struct tag_info {
     std::string name;
@@ -395,6 +415,7 @@ std::string checker::token() const {
 result checker::run() {
   const auto t0 = std::chrono::steady_clock::now();
   res_ = result{};
+  res_.model = opt_.model;
   rng_.seed(opt_.seed);
   g = this;
   bool exhausted = false;
@@ -426,7 +447,8 @@ result checker::run() {
       prefix_ = path_.size();
       const auto oc = run_execution();
       if (oc == outcome::complete) ++res_.executions;
-      if (oc == outcome::pruned) ++res_.blocked;
+      if (oc == outcome::pruned) ++res_.pruned;
+      if (oc == outcome::blocked) ++res_.blocked;
       if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
       const bool stop = failed_ && opt_.stop_on_failure;
       cleanup_execution();
@@ -462,7 +484,8 @@ void checker::reset_execution() {
   sc_nodes_.clear();
   psc_.clear();
   sc_fences_ = 0;
-  failed_ = pruned_ = false;
+  failed_ = pruned_ = blocked_ = false;
+  force_latest_ = false;
   over_ = false;
   depth_ = 0;
   last_run_ = none;
@@ -498,7 +521,7 @@ checker::outcome checker::run_execution() {
       // without adding an event yet)
       const hash128 h = state_hash();
       if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
-        if (!visited_.insert(h).second) {
+        if (memo_seen(h)) {
           pruned_ = true;
           break;
         }
@@ -554,7 +577,7 @@ checker::outcome checker::run_execution() {
     last_run_ = t;
     switch_to(t);
   }
-  if (!failed_ && !pruned_) {
+  if (!failed_ && !pruned_ && !blocked_) {
     // leak check: everything made must have been destroyed once every thread finished
     for (const auto& [p, r] : regions_) {
       if (!r.freed) {
@@ -566,7 +589,10 @@ checker::outcome checker::run_execution() {
       }
     }
   }
-  const outcome oc = failed_ ? outcome::failed : pruned_ ? outcome::pruned : outcome::complete;
+  const outcome oc = failed_   ? outcome::failed
+                     : blocked_ ? outcome::blocked
+                     : pruned_  ? outcome::pruned
+                                : outcome::complete;
   if (failed_ && res_.ok) {
     res_.ok = false;
     res_.kind = fail_kind_;
@@ -588,15 +614,53 @@ bool checker::enabled(std::uint32_t t) const {
   return true;
 }
 
+/// The memo table is a cache, not a set: forgetting a state only means exploring it again, so
+/// exploration stays complete while memory stays bounded by options::memo_entries.
+bool checker::memo_seen(hash128 h) {
+  if (opt_.memo_entries == 0) return false;
+  if (h.a == 0 && h.b == 0) h.b = 1;  // {0,0} marks an empty slot
+  constexpr std::size_t ways = 4;
+  const std::size_t cap = std::max<std::size_t>(opt_.memo_entries, 64);
+  if (memo_.empty()) memo_.assign(std::min<std::size_t>(cap, std::size_t{1} << 14), hash128{0, 0});
+  // grow (rehash) while the table is at most half full and below the cap
+  if (memo_used_ * 2 > memo_.size() && memo_.size() * 2 <= cap) {
+    std::vector<hash128> old;
+    old.swap(memo_);
+    memo_.assign(old.size() * 2, hash128{0, 0});
+    memo_used_ = 0;
+    for (const hash128& x : old) {
+      if (x.a == 0 && x.b == 0) continue;
+      const std::size_t base = (x.a & (memo_.size() - 1)) & ~(ways - 1);
+      for (std::size_t i = 0; i < ways; ++i)
+        if (memo_[base + i].a == 0 && memo_[base + i].b == 0) {
+          memo_[base + i] = x;
+          ++memo_used_;
+          break;
+        }
+    }
+  }
+  const std::size_t base = (h.a & (memo_.size() - 1)) & ~(ways - 1);
+  for (std::size_t i = 0; i < ways; ++i) {
+    hash128& slot = memo_[base + i];
+    if (slot == h) return true;
+    if (slot.a == 0 && slot.b == 0) {
+      slot = h;
+      ++memo_used_;
+      return false;
+    }
+  }
+  memo_[base + (h.b % ways)] = h;  // bucket full: forget one of its states
+  return false;
+}
+
 hash128 checker::state_hash() const {
   std::uint64_t a = 0, b = 0;
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];
     std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
-                          (static_cast<std::uint64_t>(th.after_yield) << 16) |
                           (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
     std::uint64_t ry = 0;
-    for (auto l : th.read_since_yield) ry += mix64(locs_[l].key);
+    for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
     a += combine(combine(combine(th.key, th.ha), extra), ry);
     b += combine_b(combine_b(combine_b(th.key, th.hb), extra), ry);
   }
@@ -740,8 +804,6 @@ void checker::switch_to_scheduler() {
 
 void checker::begin_op(const std::source_location&) {
   mthread& th = threads_[cur_];
-  if (sc_nodes_.size() + 1 >= max_sc_events)
-    PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_sc_events) + " seq_cst events in one execution");
   if (th.events.size() > opt_.max_steps)
     PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
                          " events without finishing (spinning without progress?)");
@@ -757,6 +819,13 @@ void checker::record_failure(std::string kind, std::string message) {
   over_ = true;
   fail_kind_ = std::move(kind);
   fail_msg_ = std::move(message);
+}
+
+void checker::block() {
+  blocked_ = true;
+  over_ = true;
+  switch_to_scheduler();
+  std::abort();  // never resumed
 }
 
 void checker::abandon() {
@@ -793,8 +862,12 @@ void checker::compute_views(event& e, const mthread& t) const {
       base = e.v;
     else
       base = t.fence_rel;
-    for (const auto& [l, v] : t.loc_rel)
-      if (l == e.loc) base.join(v);
+    // rc11 only: rs = [W]; (sb&loc)?; [W]; ... — a later write of the same thread to the
+    // location continues the release sequence of an earlier release write (the RC11 paper,
+    // C11). C++20 (P0982R1) removed that step: only RMWs continue a release sequence.
+    if (rc11())
+      for (const auto& [l, v] : t.loc_rel)
+        if (l == e.loc) base.join(v);
     if (e.rd && e.rf != none) base.join(events_[e.rf].relv);  // (rf; rmw)* continues a release sequence
     e.relv = base;
   }
@@ -848,7 +921,7 @@ void checker::commit(std::uint32_t gid) {
   th.cur = e.v;
   if (e.rd && e.rf != none && !e.acq) th.acq_pending.join(events_[e.rf].relv);
   if (e.kind == ek::fence && e.rel) th.fence_rel = e.v;
-  if (e.wr && e.loc != none) {
+  if (e.wr && e.loc != none && rc11()) {
     view base = e.rel ? e.v : th.fence_rel;
     bool found = false;
     for (auto& [l, v] : th.loc_rel)
@@ -885,6 +958,13 @@ void checker::commit(std::uint32_t gid) {
     if (psc_.size() < sc_nodes_.size()) psc_.resize(sc_nodes_.size());
   }
 }
+
+namespace {
+void bit_set(std::vector<std::uint64_t>& row, std::uint32_t v) {
+  if (row.size() <= v / 64) row.resize(v / 64 + 1, 0);
+  row[v / 64] |= std::uint64_t{1} << (v % 64);
+}
+}  // namespace
 
 std::uint64_t checker::key_of(const event& e) const {
   if (e.wr) return 2ull * e.mo_pos;
@@ -932,13 +1012,23 @@ const event* checker::prev_diff(const event& y) const {
   return nullptr;
 }
 
-/// scb = sb ∪ sb|≠loc;hb;sb|≠loc ∪ hb|loc ∪ mo ∪ fr
+/// rc11:  scb = sb ∪ sb|≠loc;hb;sb|≠loc ∪ hb|loc ∪ mo ∪ fr   (herd7 rc11.cat)
+/// c++20: scb = sb ∪ sb;hb;sb ∪ hb|loc ∪ mo ∪ fr — strongly-happens-before ([intro.races]/12,
+///        P0668R5) has no different-location restriction on its sb;hb;sb step.
 bool checker::scb(const event& x, const event& y) const {
   if (&x == &y) return false;
   if (x.thread == y.thread && x.index < y.index) return true;
   if (x.loc != none && x.loc == y.loc) {
     if (hbq(x, y)) return true;
     if (locs_[x.loc].kind != location::cell_loc && (x.rd || x.wr) && y.wr && key_of(x) < key_of(y)) return true;
+  }
+  if (!rc11()) {
+    // x sb a hb b sb y  <=>  the sb-successor of x happens before the sb-predecessor of y
+    const auto& xs = threads_[x.thread].events;
+    if (x.index + 1 >= xs.size() || y.index == 0) return false;
+    const event& nx = events_[xs[x.index + 1]];
+    const event& py = events_[threads_[y.thread].events[y.index - 1]];
+    return hbq(nx, py);
   }
   const event* nx = next_diff(x);
   if (!nx) return false;
@@ -1041,37 +1131,53 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
     if (edges) edges->clear();
     return true;
   }
-  // acyclicity of committed ∪ new edges (DFS with colours over ≤ max_sc_events nodes)
-  std::vector<std::bitset<max_sc_events>> adj(psc_.begin(), psc_.end());
-  adj.resize(s);
-  for (auto [u, v] : add) {
+  // acyclicity of committed ∪ new edges. The committed graph is acyclic, so a cycle uses a
+  // new edge: a DFS from the new edges' sources finds it. Successors of u: the set bits of
+  // its committed row, then the new edges out of u (`next` walks both in turn).
+  for (auto [u, v] : add)
     if (u == v) return false;
-    adj[u].set(v);
-  }
   std::vector<std::uint8_t> colour(s, 0);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
-  for (std::uint32_t r = 0; r < s; ++r) {
+  const auto successor = [&](std::uint32_t u, std::uint32_t& next, std::uint32_t* v) {
+    const std::uint32_t bits = u < psc_.size() ? static_cast<std::uint32_t>(psc_[u].size() * 64) : 0;
+    while (next < bits) {
+      const std::uint64_t w = psc_[u][next / 64] >> (next % 64);
+      if (w == 0) {
+        next = (next / 64 + 1) * 64;
+        continue;
+      }
+      next += static_cast<std::uint32_t>(__builtin_ctzll(w));
+      *v = next++;
+      return true;
+    }
+    while (next - bits < add.size()) {
+      const auto [a0, b0] = add[next - bits];
+      ++next;
+      if (a0 == u) {
+        *v = b0;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const auto& root : add) {
+    const std::uint32_t r = root.first;
     if (colour[r]) continue;
     stack.emplace_back(r, 0);
     colour[r] = 1;
     while (!stack.empty()) {
-      auto& [u, next] = stack.back();
-      bool pushed = false;
-      for (std::uint32_t v = next; v < s; ++v) {
-        if (!adj[u].test(v)) continue;
+      const std::uint32_t u = stack.back().first;
+      std::uint32_t v = 0;
+      if (successor(u, stack.back().second, &v)) {
         if (colour[v] == 1) return false;
         if (colour[v] == 0) {
-          next = v + 1;
           colour[v] = 1;
           stack.emplace_back(v, 0);
-          pushed = true;
-          break;
         }
+        continue;
       }
-      if (!pushed) {
-        colour[stack.back().first] = 2;
-        stack.pop_back();
-      }
+      colour[u] = 2;
+      stack.pop_back();
     }
   }
   if (edges) *edges = std::move(add);
@@ -1090,9 +1196,17 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   mthread& th = threads_[cur_];
   const std::uint32_t L = visible_bound(cur_, l);
   std::uint32_t lo = L;
-  // fair visibility after a yield: the first read of each location reads the latest store
-  if (th.after_yield && std::find(th.read_since_yield.begin(), th.read_since_yield.end(), lid) == th.read_since_yield.end())
+  // fair visibility after a spin hint / yield: a spinning read (a location the thread read
+  // in the loop iteration before the hint) reads the latest store the first time it is read
+  // again. Other locations are not affected: they keep every value coherence allows.
+  if (auto it = std::find(th.spin_locs.begin(), th.spin_locs.end(), lid); it != th.spin_locs.end()) {
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    th.spin_locs.erase(it);
+  }
+  if (force_latest_) {  // mutex lock: the lock is free, its mo-last write is an unlock
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    force_latest_ = false;
+  }
   // a woken waiter re-reads the latest store (as futex-based implementations do)
   if (th.fresh_loc == lid) {
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);
@@ -1171,10 +1285,9 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
-  for (auto [u, v] : edges) psc_[u].set(v);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
-  if (th.after_yield) th.read_since_yield.push_back(lid);
   const event& r = events_[gid];
   if (events_[r.rf].kind == ek::uninit)
     PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
@@ -1223,7 +1336,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
-  for (auto [u, v] : edges) psc_[u].set(v);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
   return gid;
 }
 
@@ -1266,6 +1379,10 @@ void checker::end_location(std::uint32_t id) noexcept {
     l.alive = false;
     return;
   }
+  if (l.kind == location::mutex_loc && l.owner != none)
+    PILFER_MODEL_FAIL("mutex misuse", "mutex L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
+                                          ") destroyed by t" + std::to_string(cur_) + " while t" + std::to_string(l.owner) +
+                                          " holds it");
   // destruction must happen after every access (else it races with them)
   const view& v = threads_[cur_].cur;
   for (auto gid : l.acc) {
@@ -1381,7 +1498,7 @@ void checker::fence(order_site s, const std::source_location& src) {
     abandon();
   }
   commit(gid);
-  for (auto [u, v] : edges) psc_[u].set(v);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
 }
 
 void checker::race_check(const event& e, const location& l) {
@@ -1392,12 +1509,49 @@ void checker::race_check(const event& e, const location& l) {
     const bool aw = a.kind == ek::cell_write || a.kind == ek::cell_init;
     if (!w && !aw) continue;
     if (!hbq(a, e)) {
+      record_race(a, e);
+      if (!opt_.stop_at_first_race) return;  // a flag: the execution goes on
       PILFER_MODEL_FAIL("data race", std::string(w ? "write" : "read") + " of cell L" + std::to_string(e.loc) + " by t" +
                             std::to_string(e.thread) + " at " + e.file + ":" + std::to_string(e.line) + " races with " +
                             (aw ? "write" : "read") + " by t" + std::to_string(a.thread) + ":" + std::to_string(a.index) +
                             " at " + a.file + ":" + std::to_string(a.line));
     }
   }
+}
+
+/// Record a race once per (location site, access sites); with stop_at_first_race == false it
+/// is also the check's first failure if none came before (result::ok is false for a racy
+/// program), without ending the execution.
+void checker::record_race(const event& a, const event& e) {
+  const location& l = locs_[e.loc];
+  const auto access_name = [&](const event& x) {
+    std::string f = x.file;
+    const auto slash = f.rfind('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+    const bool xw = x.kind == ek::cell_write || x.kind == ek::cell_init;
+    return std::string(x.kind == ek::cell_init ? "initialisation" : xw ? "write" : "read") + " by t" +
+           std::to_string(x.thread) + ":" + std::to_string(x.index) + " at " + f + ":" + std::to_string(x.line);
+  };
+  std::string key = std::string(l.file) + ":" + std::to_string(l.line) + "|" + a.file + ":" + std::to_string(a.line) +
+                    std::to_string(static_cast<int>(a.kind)) + "|" + e.file + ":" + std::to_string(e.line) +
+                    std::to_string(static_cast<int>(e.kind));
+  if (std::find(race_keys_.begin(), race_keys_.end(), key) != race_keys_.end()) return;
+  race_keys_.push_back(std::move(key));
+  race r;
+  r.location = "cell L" + std::to_string(e.loc) + " created at " + l.file + ":" + std::to_string(l.line);
+  r.first = access_name(a);
+  r.second = access_name(e);
+  r.execution = exec_index_;
+  r.replay_token = token();
+  r.trace = trace();
+  if (res_.ok && !opt_.stop_at_first_race) {
+    res_.ok = false;
+    res_.kind = "data race";
+    res_.message = r.second + " races with " + r.first + " on " + r.location;
+    res_.trace = r.trace;
+    res_.replay_token = r.replay_token;
+  }
+  res_.races.push_back(std::move(r));
 }
 
 void checker::cell_access(std::uint32_t id, bool write, const std::source_location& src) {
@@ -1413,7 +1567,18 @@ void checker::cell_access(std::uint32_t id, bool write, const std::source_locati
   race_check(events_[gid], locs_[id]);
 }
 
+void checker::mutex_misuse_check(std::uint32_t id, const char* op, const std::source_location& src) {
+  const location& l = locs_[id];
+  if (!l.alive)
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " " + op + " mutex L" + std::to_string(id) + " (created at " +
+                                          l.file + ":" + std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+}
+
 void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
+  mutex_misuse_check(id, "locked", src);
+  if (locs_[id].owner == cur_)
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " locked mutex L" + std::to_string(id) +
+                                          " it already holds (self-deadlock), at " + where(src));
   mthread& th = threads_[cur_];
   th.pend = pending::lock;
   th.pend_arg = id;
@@ -1429,19 +1594,18 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   // only the mo-last write (an unlock or the init) is readable: the lock is free
   std::uint64_t v = 0;
   bool ok = false;
-  const bool save = th.after_yield;
-  const auto saved_reads = th.read_since_yield;
-  th.after_yield = true;  // forces reading the mo-latest write (the lock is free)
-  th.read_since_yield.clear();
+  force_latest_ = true;
   read_choose(e, nullptr, id, false, 0, &a, &v, &ok);
-  th.after_yield = save;
-  th.read_since_yield = saved_reads;
+  locs_[id].owner = cur_;
   after_write(cur_);
 }
 
 bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) {
+  mutex_misuse_check(id, "try_locked", src);
+  if (locs_[id].owner == cur_)
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " try_locked mutex L" + std::to_string(id) +
+                                          " it already holds, at " + where(src));
   begin_op(src);
-  mthread& th = threads_[cur_];
   location& l = locs_[id];
   const bool free = events_[l.mo.back()].wval == 0;
   event e = make_event(free ? ek::lock : ek::trylock_fail, id, src);
@@ -1453,24 +1617,29 @@ bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) 
   a.is_write = true;
   std::uint64_t v = 0;
   bool ok = false;
-  const bool save = th.after_yield;
-  const auto saved_reads = th.read_since_yield;
-  th.after_yield = true;
-  th.read_since_yield.clear();
+  force_latest_ = true;
   read_choose(e, nullptr, id, false, 0, free ? &a : nullptr, &v, &ok);
-  th.after_yield = save;
-  th.read_since_yield = saved_reads;
-  if (free) after_write(cur_);
+  if (free) {
+    locs_[id].owner = cur_;
+    after_write(cur_);
+  }
   return free;
 }
 
 void checker::mutex_unlock(std::uint32_t id, const std::source_location& src) {
+  mutex_misuse_check(id, "unlocked", src);
+  if (const auto owner = locs_[id].owner; owner != cur_)
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " unlocked mutex L" + std::to_string(id) + " (created at " +
+                                          locs_[id].file + ":" + std::to_string(locs_[id].line) + ") " +
+                                          (owner == none ? std::string("that is not locked") : "held by t" + std::to_string(owner)) +
+                                          ", at " + where(src));
   begin_op(src);
   event e = make_event(ek::unlock, id, src);
   e.order = e.declared = std::memory_order_release;
   e.rel = true;
   e.wval = 0;
   write_choose(e, id);
+  locs_[id].owner = none;
   after_write(cur_);
 }
 
@@ -1509,10 +1678,7 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
     th.wait_loc = id;
     th.wait_x = x;
     th.status = opt_.spurious_wakeups ? tstatus::yielded : tstatus::blocked_wait;
-    if (opt_.spurious_wakeups) {
-      th.after_yield = true;
-      th.read_since_yield.clear();
-    }
+    if (opt_.spurious_wakeups) th.spin_locs.assign(1, id);
     switch_to_scheduler();  // resumed once notified (or, with spurious wake-ups, after a write)
     th.wait_loc = none;
   }
@@ -1596,10 +1762,17 @@ void checker::yield(const std::source_location& src, bool spin) {
   event e = make_event(ek::yield, none, src);
   e.tag = spin ? "spin_hint" : "yield";
   compute_views(e, th);
+  // the spinning reads: the locations read since the previous hint (one loop iteration). An
+  // iteration without reads (a backoff of several hints) keeps the previous set.
+  std::vector<std::uint32_t> iter;
+  for (std::size_t i = th.events.size(); i-- > 0;) {
+    const event& r = events_[th.events[i]];
+    if (r.kind == ek::yield) break;
+    if (r.rd && r.loc != none && std::find(iter.begin(), iter.end(), r.loc) == iter.end()) iter.push_back(r.loc);
+  }
+  if (!iter.empty()) th.spin_locs = std::move(iter);
   const auto gid = add_event(e, none);
   commit(gid);
-  th.after_yield = true;
-  th.read_since_yield.clear();
   th.status = tstatus::yielded;
 }
 
@@ -1719,6 +1892,10 @@ result check(std::function<std::unique_ptr<scenario>()> make, const options& o) 
 const std::set<std::string>& seen_tags() { return engine::g_last_tags; }
 std::size_t current_execution_index() { return g ? g->execution_index() : 0; }
 bool in_execution() noexcept { return g && g->live(); }
+
+void assume(bool cond) {
+  if (!cond && in_execution()) g->block();
+}
 
 namespace detail {
 

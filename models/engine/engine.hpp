@@ -34,7 +34,6 @@
 namespace pilfer::model::engine {
 
 inline constexpr std::size_t max_threads = 16;
-inline constexpr std::size_t max_sc_events = 512;
 inline constexpr std::uint32_t none = 0xFFFFFFFFu;
 
 struct view {
@@ -86,6 +85,7 @@ struct location {
   std::vector<std::uint32_t> acc;  // every access gid
   std::uint64_t last_value = 0;    // value of the mo-last write (teardown after an abort)
   std::uint64_t mo_ha = 0, mo_hb = 0;
+  std::uint32_t owner = 0xFFFFFFFFu;  // mutex: the thread holding it (none = free)
 };
 
 enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished };
@@ -108,8 +108,10 @@ struct mthread {
   std::uint64_t ha = 0, hb = 0;                         // running hash of the event sequence
   std::map<const void*, void*> slots;
   std::uint64_t rng = 0;
-  bool after_yield = false;
-  std::vector<std::uint32_t> read_since_yield;
+  // after a spin hint / yield: the locations of the spinning reads (those the thread read
+  // since its previous hint — one loop iteration); its next read of each of them reads the
+  // mo-latest store. Other locations are not affected.
+  std::vector<std::uint32_t> spin_locs;
   std::uint32_t wait_loc = none, wait_x = none;
   std::uint32_t fresh_loc = none;  // woken waiter: next read of this location reads the latest
 };

@@ -91,6 +91,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   lm::engine_run out;
   model::options mo;
   mo.how = opt.random ? model::mode::random : model::mode::exhaustive;
+  mo.model = model::memory_model::rc11;  // verdicts and the oracle follow herd7's rc11.cat
   if (opt.random) {
     mo.iterations = opt.iterations;
     mo.seed = opt.seed;

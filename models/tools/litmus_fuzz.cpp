@@ -424,6 +424,7 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
   }
   auto t0 = std::chrono::steady_clock::now();
   model::options mo;
+  mo.model = model::memory_model::rc11;  // the oracle transcribes herd7's rc11.cat
   mo.stop_on_failure = false;
   lm::engine_run run = lm::run_on_engine(p, mo, g_mutation);
   c.er = run.engine;

@@ -1,11 +1,13 @@
-// pilfer/model/checker.hpp — pilfer's stateless model checker for C++20 code under RC11.
+// pilfer/model/checker.hpp — pilfer's stateless model checker for C++20 code.
 //
 // The checker runs the REAL headers of lib/ (instantiated with `checker_sync` instead of
 // `pilfer::std_sync`) inside a `scenario`: a few threads (fibers on one OS thread) that
-// call the component and assert an invariant. It explores every execution the RC11 memory
-// model (Lahav et al., PLDI 2017) allows — every interleaving, every store a load may read
-// from, every modification order — within the stated bounds, and reports the first failure
-// with a trace and a replay token. See models/README.md for the exact model and its limits.
+// call the component and assert an invariant. It explores every execution the chosen memory
+// model allows — ISO C++20 by default (`memory_model::cxx20`), or RC11 exactly as herd7's
+// rc11.cat (`memory_model::rc11`, Lahav et al., PLDI 2017) — every interleaving, every store a
+// load may read from, every modification order — within the stated bounds, and reports the
+// first failure with a trace and a replay token. See models/README.md for the exact models
+// and their limits.
 //
 //   struct mp : pilfer::model::scenario {
 //     using S = pilfer::model::checker_sync;
@@ -40,6 +42,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #if !defined(__cpp_lib_source_location)
 // clang 14 with libstdc++ 12 has no std::source_location: a minimal stand-in with the same
@@ -70,6 +73,18 @@ namespace pilfer::model {
 // Options and results
 // ---------------------------------------------------------------------------------------------
 
+/// The memory model executions are checked against (printed with every verdict).
+///   cxx20  ISO C++20: release sequences are the release write followed by RMWs only
+///          (P0982R1); SC per strongly-happens-before (P0668R5): scb uses sb;hb;sb with no
+///          different-location restriction.
+///   rc11   RC11 as herd7's rc11.cat: rs = [W];(sb&loc)?;[W];(rf;rmw)*, scb with
+///          sb|≠loc;hb;sb|≠loc. For litmus work against published RC11 verdicts.
+enum class memory_model : std::uint8_t { cxx20, rc11 };
+/// "c++20" or "rc11".
+const char* to_string(memory_model) noexcept;
+/// Accepts "c++20", "cxx20", "c++2a", "rc11" (as printed by to_string and on command lines).
+std::optional<memory_model> parse_memory_model(const std::string& name) noexcept;
+
 enum class mode {
   exhaustive,  ///< DFS over all scheduling / reads-from / modification-order decisions (memoised)
   random       ///< `iterations` executions, every decision drawn from a seeded PRNG
@@ -77,12 +92,22 @@ enum class mode {
 
 struct options {
   mode how = mode::exhaustive;
+  memory_model model = memory_model::cxx20;  ///< the model executions are checked against
   std::uint64_t seed = 0;                    ///< random mode: PRNG seed (printed by the tools)
   std::size_t iterations = 1000;             ///< random mode: executions to sample
   std::size_t max_steps = 2000;              ///< events per thread before "livelock" is reported
   std::optional<unsigned> preemption_bound;  ///< exhaustive: bound on preemptive switches
   std::size_t max_executions = 0;            ///< 0 = unlimited; when hit, result.complete = false
   bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
+  /// false: a data race is recorded in result::races (location, both accesses, execution) and
+  /// the execution CONTINUES, so every outcome of a racy program is still reached; exploration
+  /// goes on after it. true: a race ends the execution as a failure (kind "data race").
+  bool stop_at_first_race = true;
+  /// Exhaustive mode: entries of the memo table of visited states (16 bytes each). The table
+  /// is a fixed-size cache: when full, older states are forgotten (re-explored if met again),
+  /// so memory stays bounded whatever the number of explored states; exploration stays
+  /// complete. 0 = no memoisation.
+  std::size_t memo_entries = std::size_t{1} << 21;
   bool verbose = false;                      ///< print each execution's trace (debugging only)
   bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
   /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
@@ -92,15 +117,27 @@ struct options {
   std::string replay;
 };
 
+/// One data race (two plain accesses, at least one a write, not ordered by happens-before).
+struct race {
+  std::string location;      ///< "cell L3 created at file:line"
+  std::string first;         ///< the earlier access: "write by t1:4 at file:line"
+  std::string second;        ///< the access that found the race: "read by t2:3 at file:line"
+  std::size_t execution = 0; ///< index of the execution it was found in
+  std::string replay_token;  ///< options::replay re-runs an execution that reaches it
+  std::string trace;         ///< that execution up to the race
+};
+
 struct result {
-  bool ok = true;
-  std::size_t executions = 0;  ///< complete RC11-consistent executions explored
-  std::size_t states = 0;      ///< distinct partial execution graphs visited
-  std::size_t blocked = 0;     ///< executions cut short: memoised state reached / no consistent choice
+  bool ok = true;              ///< no failure of any kind (a race is a failure too)
+  memory_model model = memory_model::cxx20;  ///< the model that was checked
+  std::size_t executions = 0;  ///< complete consistent executions explored
+  std::size_t states = 0;      ///< partial execution graphs visited (not memoised away)
+  std::size_t blocked = 0;     ///< executions ended by a failed assume() (not errors)
+  std::size_t pruned = 0;      ///< runs cut short: memoised state reached / no consistent choice
   bool complete = false;       ///< the whole space was covered within the stated bounds
   double seconds = 0;
-  /// "", "assertion", "data race", "deadlock", "livelock", "use after free", "double free",
-  /// "leak", "uninitialised read", "invalid free", "model error"
+  /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
+  /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "model error"
   std::string kind;
   std::string message;       ///< what failed, with file:line
   std::string trace;         ///< one line per event of the failing execution
@@ -108,7 +145,12 @@ struct result {
   std::set<std::string> tags;  ///< every order-site tag executed during this check
   /// The strongest order declared at any site with each tag (for one-step weakening).
   std::map<std::string, std::memory_order> tag_orders;
-  std::string summary() const;  ///< one line: ok/FAIL, executions, states, complete?, seconds
+  /// Distinct data races (by location and access sites); filled when
+  /// options::stop_at_first_race is false, else holds the one race that stopped the check.
+  std::vector<race> races;
+  bool racy() const noexcept { return !races.empty(); }
+  /// One line: ok/FAIL, model, executions, blocked, states, complete?, seconds, races.
+  std::string summary() const;
 };
 
 /// A test program: a fresh object is made (by the factory given to check()) for every
@@ -148,6 +190,13 @@ std::size_t current_execution_index();
 
 /// True while a model execution is running on this OS thread (inside check()).
 bool in_execution() noexcept;
+
+/// Await: an execution in which `cond` is false is BLOCKED — it ends, is not an error, and is
+/// counted in result::blocked. Use it for await loops instead of spinning
+/// (`while (!flag.load(o)) {}` becomes `assume(flag.load(o))`): the executions in which the
+/// flag is not yet set are exactly the ones a spinning thread would discard. Outside an
+/// execution a false `cond` does nothing.
+void assume(bool cond);
 
 // ---------------------------------------------------------------------------------------------
 // Engine entry points used by checker_sync (type-erased; values travel as 64-bit patterns)
@@ -471,8 +520,9 @@ struct checker_sync {
   };
 
   /// Spin hint / yield: the thread is not scheduled again until another thread writes to
-  /// shared memory (or nothing else can run); its next read of each location reads the
-  /// latest store (fair visibility). See README "spin loops".
+  /// shared memory (or nothing else can run); its next read of the location it read last
+  /// before the hint (the spinning read) reads the latest store (fair visibility). Reads of
+  /// other locations keep every value the model allows. See README "spin loops".
   static void spin_hint(std::source_location loc = std::source_location::current()) {
     if (in_execution()) detail::spin_hint(loc);
   }
@@ -482,6 +532,8 @@ struct checker_sync {
   /// Deterministic per modelled thread (seeded from the thread's identity), so an execution
   /// is a function of its scheduling/reads-from decisions.
   static std::uint64_t random(std::uint64_t bound) { return detail::random(bound); }
+  /// See pilfer::model::assume.
+  static void assume(bool cond) { ::pilfer::model::assume(cond); }
 
   template <class Key>
   static void*& thread_slot() noexcept {
