@@ -129,6 +129,7 @@ for n in sorted(names):
     open(f"{out}/{fname}", "w").write(text)
     rows.append((fname, exp))
 with open(f"{out}/expected.tsv", "w") as f:
+    f.write("#model c++20\n")  # GenMC's RC11 follows C++20 for release sequences and SC (README.md)
     f.write(f"# GenMC {commit} tests/correct/litmus/*/expected.rc11.mo.in: complete executions under GenMC's RC11\n")
     f.write("# (translated by translate.py; see README.md). Column result = executions:N.\n")
     f.write("file\tresult\tstates\tsource\n")
