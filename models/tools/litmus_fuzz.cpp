@@ -4,7 +4,7 @@
 //   litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N] [--max-threads N]
 //               [--budget N]
 //               [--no-shrink] [--allow-count-mismatch] [--verbose] [--print] [--out DIR]
-//               [--mutant | --mutant-sc] [--no-plain]
+//               [--mutant | --mutant-sc | --mutant-race] [--no-plain]
 //
 // Each program is random (2..max-threads threads, 1..3 atomic locations, 1..max-ops ops per
 // thread: load / store / fetch_add / exchange / strong CAS / fence with random orders valid
@@ -580,7 +580,7 @@ int usage() {
   std::cerr << "usage: litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N]\n"
                "                   [--max-threads N] [--budget N] [--no-shrink]\n"
                "                   [--allow-count-mismatch] [--verbose] [--print] [--out DIR]\n"
-               "                   [--mutant | --mutant-sc] [--no-plain]\n";
+               "                   [--mutant | --mutant-sc | --mutant-race] [--no-plain]\n";
   return 2;
 }
 
@@ -616,6 +616,7 @@ int main(int argc, char** argv) {
       else if (a == "--mutant") g_mutation.all_relaxed = g_mutation.drop_fences = true;
       else if (a == "--mutant-sc") g_mutation.sc_as_acq_rel = true;
       else if (a == "--no-plain") opt.g.plain = false;
+      else if (a == "--mutant-race") g_mutation.no_race_run = true;
       else if (auto n = value_of("--min-threads")) opt.g.min_threads = static_cast<unsigned>(std::stoul(*n));
       else return usage();
     } catch (const std::exception&) {
@@ -733,6 +734,11 @@ int main(int argc, char** argv) {
   std::printf("slowest %s\n", slowest.c_str());
   std::printf("seed=%llu\n", static_cast<unsigned long long>(opt.seed));
   const bool failed = set_fail > 0 || race_fail > 0 || (opt.counts_fail && count_fail > 0);
+  if (g_mutation.no_race_run) {
+    // The race mutant passes iff the missing race flags were caught.
+    std::printf("mutant-race: %s\n", race_fail > 0 ? "caught" : "NOT caught");
+    return race_fail > 0 ? 0 : 1;
+  }
   if (g_mutation.all_relaxed || g_mutation.sc_as_acq_rel) {
     // The mutant run passes iff the weakened engine was caught (outcome sets differ).
     std::printf("mutant: %s\n", set_fail > 0 ? "caught" : "NOT caught");
