@@ -50,6 +50,7 @@ struct cli {
   std::size_t max_executions = 0;
   std::string check;
   std::string external;
+  model::memory_model model = model::memory_model::rc11;
   std::vector<std::string> files;
 };
 
@@ -64,6 +65,7 @@ struct verdict {
   double seconds = 0;
   model::result engine;
   std::set<lm::state> states;  // distinct final states observed
+  std::map<lm::state, std::size_t> counts;  // final state → executions ending in it
   std::size_t filtered = 0;    // executions discarded by `.readsvalue`
 };
 
@@ -90,7 +92,8 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   lm::engine_run out;
   model::options mo;
   mo.how = opt.random ? model::mode::random : model::mode::exhaustive;
-  mo.model = model::memory_model::rc11;  // verdicts and the oracle follow herd7's rc11.cat
+  // Default rc11: the corpus verdicts and the oracle follow herd7's rc11.cat (--model c++20).
+  mo.model = opt.model;
   if (opt.random) {
     mo.iterations = opt.iterations;
     mo.seed = opt.seed;
@@ -122,6 +125,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   v.name = p.name;
   for (const auto& [st, n] : out.counts) v.states.insert(st);
+  v.counts = out.counts;
 
   for (const auto& [s, n] : out.counts) {
     if (lm::evaluate(*p.cond, s)) v.positive += n;
@@ -155,7 +159,8 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
 
   if (opt.quiet && !opt.json) return v;
   if (opt.json) {
-    os << "{\"test\":\"" << json_escape(p.name) << "\",\"kind\":\"" << v.kind
+    os << "{\"test\":\"" << json_escape(p.name) << "\",\"model\":\""
+       << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\",\"kind\":\"" << v.kind
        << "\",\"states\":[";
     bool first = true;
     for (const auto& [s, n] : out.counts) {
@@ -180,6 +185,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     std::size_t consistent = 0;
     for (const auto& [s, n] : out.counts) consistent += n;
     os << "Test " << p.name << " (CppMem)\n";
+    os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
     os << "States " << out.counts.size() << "\n";
     for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
     os << "Consistent executions " << consistent;
@@ -194,6 +200,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     return v;
   }
   os << "Test " << p.name << " " << v.kind << "\n";
+  os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
   os << "States " << out.counts.size() << "\n";
   for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
   os << (v.ok ? "Ok" : "No") << "\n";
@@ -373,9 +380,19 @@ int run_external(const cli& opt) {
   const std::map<std::string, std::string> known = read_known_differences(dir);
   std::string line;
   int lineno = 0, agree = 0, differ = 0, failures = 0;
+  cli run_opt = opt;  // a "#model NAME" line in the file selects the model its verdicts assume
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("#model ", 0) == 0) {
+      const auto mm = model::parse_memory_model(line.substr(7));
+      if (!mm) {
+        std::cerr << opt.external << ":" << lineno << ":1: error: unknown model '" << line.substr(7) << "'\n";
+        return 2;
+      }
+      run_opt.model = *mm;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
     const auto cols = split(line, '\t');
     if (cols.size() < 2 || cols[0] == "file") continue;
@@ -386,11 +403,18 @@ int run_external(const cli& opt) {
     try {
       const lm::program p = lm::parse_file((dir / file).string());
       std::ostringstream sink;
-      const verdict v = run_test(p, opt, sink);
+      const verdict v = run_test(p, run_opt, sink);
       const bool racy = std::find(v.flags.begin(), v.flags.end(), "data-race") != v.flags.end();
       // herd7 prints "Undef" for a racy test under rc11.cat (`undefined_unless empty dr`);
       // corpora that publish only reachability (Dat3M) give Ok/No whatever the race.
       got = want == "Undef" && racy ? "Undef" : (v.ok ? "Ok" : "No");
+      if (want.rfind("executions:", 0) == 0) {
+        // Corpora that publish execution counts (GenMC): complete consistent executions,
+        // those an assume() rules out not counted.
+        std::size_t n = 0;
+        for (const auto& [s, c] : v.counts) n += c;
+        got = "executions:" + std::to_string(n);
+      }
       std::vector<std::string> st;
       for (const auto& s : v.states) st.push_back(normalise_state(lm::format_state(p, s)));
       std::sort(st.begin(), st.end());
@@ -424,8 +448,9 @@ int run_external(const cli& opt) {
                                 : ("  [" + k->second + "]").c_str())
                        : "");
   }
-  std::printf("%s: %d files, %d agree, %d differ (%zu listed as known differences), %d failures\n",
-              opt.external.c_str(), agree + differ, agree, differ, known.size(), failures);
+  std::printf("%s (model %s): %d files, %d agree, %d differ (%zu listed as known differences), "
+              "%d failures\n", opt.external.c_str(), model::to_string(run_opt.model), agree + differ,
+              agree, differ, known.size(), failures);
   if (agree + differ == 0) return 1;
   return failures ? 1 : 0;
 }
@@ -449,6 +474,7 @@ int usage() {
                "                     [--max-executions N] [--oracle] FILE.litmus...\n"
                "       pilfer-litmus --check EXPECTED.tsv [--oracle]\n"
                "       pilfer-litmus --external CORPUS/expected.tsv   (external corpus agreement)\n"
+               "  --model rc11|c++20: the memory model (default rc11, as herd7's rc11.cat)\n"
                "  --oracle: use the brute-force RC11 enumerator instead of the model checker\n";
   return 2;
 }
@@ -478,6 +504,15 @@ int main(int argc, char** argv) {
     else if (a == "--oracle") opt.oracle = true;
     else if (is("--check")) opt.check = value_of("--check");
     else if (is("--external")) opt.external = value_of("--external");
+    else if (is("--model")) {
+      const std::string m = value_of("--model");
+      const auto mm = model::parse_memory_model(m);
+      if (!mm) {
+        std::cerr << "pilfer-litmus: unknown model '" << m << "' (rc11 or c++20)\n";
+        return 2;
+      }
+      opt.model = *mm;
+    }
     else if (is("--random")) {
       opt.random = true;
       opt.iterations = number_or_exit("--random", value_of("--random"));
@@ -514,7 +549,8 @@ int main(int argc, char** argv) {
     }
     const verdict v = run_test(p, opt, std::cout);
     if (opt.quiet && !opt.json)
-      std::cout << v.name << " " << v.observation << " " << v.positive << " " << v.negative << "\n";
+      std::cout << v.name << " " << v.observation << " " << v.positive << " " << v.negative << " "
+                << (opt.oracle ? "rc11-oracle" : model::to_string(opt.model)) << "\n";
   }
   return rc;
 }

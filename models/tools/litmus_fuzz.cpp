@@ -4,7 +4,7 @@
 //   litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N] [--max-threads N]
 //               [--budget N]
 //               [--no-shrink] [--allow-count-mismatch] [--verbose] [--print] [--out DIR]
-//               [--mutant | --mutant-sc] [--no-plain]
+//               [--mutant | --mutant-sc | --mutant-race] [--no-plain]
 //
 // Each program is random (2..max-threads threads, 1..3 atomic locations, 1..max-ops ops per
 // thread: load / store / fetch_add / exchange / strong CAS / fence with random orders valid
@@ -364,10 +364,53 @@ struct comparison {
   std::vector<lm::state> missing, extra;  // oracle-only / engine-only states
   bool engine_race = false;
   bool race_known_over_report = false;  // engine-only race of the documented kind (below)
-  bool set_mismatch() const { return !error.empty() || !missing.empty() || !extra.empty(); }
+  bool na_sync_known = false;  // racy program, engine misses outcomes of the documented kind
+  bool set_mismatch() const {
+    return !error.empty() || (!missing.empty() && !na_sync_known) || !extra.empty();
+  }
   bool race_mismatch() const { return engine_race != orc.data_race && !race_known_over_report; }
   bool count_mismatch() const { return engine != oracle; }
 };
+
+/// Does some thread have a plain read sb-before an acquire (or stronger) fence, or a plain
+/// write sb-after a release (or stronger) fence or release write of the same location?
+bool has_na_sync_shape(const lm::program& p) {
+  auto strong_acq = [](lm::order o) {
+    return o == lm::order::acquire || o == lm::order::acq_rel || o == lm::order::seq_cst ||
+           o == lm::order::consume;
+  };
+  auto strong_rel = [](lm::order o) {
+    return o == lm::order::release || o == lm::order::acq_rel || o == lm::order::seq_cst;
+  };
+  for (const auto& t : p.threads) {
+    bool plain_read = false, rel_fence = false;
+    std::set<int> rel_written;
+    bool found = false;
+    auto visit_e = [&](auto&& self, const lm::expr* e) -> void {
+      if (!e) return;
+      self(self, e->a.get());
+      self(self, e->b.get());
+      if (e->k == lm::expr::kind::plain_read) plain_read = true;
+      if ((e->k == lm::expr::kind::rmw || e->k == lm::expr::kind::cas) && strong_rel(e->ord1))
+        rel_written.insert(e->loc);
+    };
+    auto visit_s = [&](auto&& self, const lm::stmt& st) -> void {
+      if (st.k == lm::stmt::kind::if_) visit_e(visit_e, st.a.get());
+      else if (st.k != lm::stmt::kind::block) visit_e(visit_e, st.a.get());
+      if (st.k == lm::stmt::kind::fence) {
+        if (plain_read && strong_acq(st.ord1)) found = true;
+        if (strong_rel(st.ord1)) rel_fence = true;
+      }
+      if (st.k == lm::stmt::kind::store && strong_rel(st.ord1)) rel_written.insert(st.loc);
+      if (st.k == lm::stmt::kind::plain_write && (rel_fence || rel_written.count(st.loc)))
+        found = true;
+      for (const auto& b : st.body) self(self, *b);
+    };
+    visit_s(visit_s, *t.body);
+    if (found) return true;
+  }
+  return false;
+}
 
 comparison compare(const std::string& text, lm::program* keep = nullptr) {
   comparison c;
@@ -427,6 +470,15 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
     if (!c.engine.count(s)) c.missing.push_back(s);
   for (const auto& [s, n] : c.engine)
     if (!c.oracle.count(s)) c.extra.push_back(s);
+  // Non-atomic accesses run as relaxed atomic ones (litmus_run.hpp), so where rc11.cat's sw
+  // excludes them — a plain read before an acquire fence, a plain write after a release
+  // fence or after a release write of the same location (release sequence) — the engine
+  // synchronises and rc11.cat does not. That changes only racy programs (in a race-free one
+  // the plain access is hb-ordered with its rf partner anyway), where the engine then lists
+  // a subset of rc11.cat's outcomes (models/litmus/known-differences.tsv). Counted apart.
+  if (c.orc.data_race && c.extra.empty() && !c.missing.empty() && c.error.empty() &&
+      has_na_sync_shape(p))
+    c.na_sync_known = true;
   if (keep) *keep = std::move(p);
   return c;
 }
@@ -454,7 +506,7 @@ enum class failure { none, sets, races, counts };
 failure classify(const comparison& c, bool counts_fail) {
   if (c.set_mismatch()) return failure::sets;
   if (c.race_mismatch()) return failure::races;
-  if (counts_fail && c.count_mismatch()) return failure::counts;
+  if (counts_fail && c.count_mismatch() && !c.na_sync_known) return failure::counts;
   return failure::none;
 }
 
@@ -528,7 +580,7 @@ int usage() {
   std::cerr << "usage: litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N]\n"
                "                   [--max-threads N] [--budget N] [--no-shrink]\n"
                "                   [--allow-count-mismatch] [--verbose] [--print] [--out DIR]\n"
-               "                   [--mutant | --mutant-sc] [--no-plain]\n";
+               "                   [--mutant | --mutant-sc | --mutant-race] [--no-plain]\n";
   return 2;
 }
 
@@ -564,6 +616,7 @@ int main(int argc, char** argv) {
       else if (a == "--mutant") g_mutation.all_relaxed = g_mutation.drop_fences = true;
       else if (a == "--mutant-sc") g_mutation.sc_as_acq_rel = true;
       else if (a == "--no-plain") opt.g.plain = false;
+      else if (a == "--mutant-race") g_mutation.no_race_run = true;
       else if (auto n = value_of("--min-threads")) opt.g.min_threads = static_cast<unsigned>(std::stoul(*n));
       else return usage();
     } catch (const std::exception&) {
@@ -581,7 +634,7 @@ int main(int argc, char** argv) {
 
   rng r{opt.seed};
   std::size_t set_fail = 0, count_fail = 0, race_fail = 0, race_known = 0, racy = 0, rejected = 0,
-              execs = 0, total_events = 0;
+              execs = 0, total_events = 0, na_sync = 0;
   std::vector<double> times;
   double slowest_s = -1, engine_total = 0, oracle_total = 0;
   std::string slowest;
@@ -626,9 +679,10 @@ int main(int argc, char** argv) {
     }
     if (c.orc.data_race) ++racy;
     if (c.race_known_over_report) ++race_known;
+    if (c.na_sync_known) ++na_sync;
     if (c.set_mismatch()) ++set_fail;
     else if (c.race_mismatch()) ++race_fail;
-    else if (c.count_mismatch()) ++count_fail;
+    else if (c.count_mismatch() && !c.na_sync_known) ++count_fail;
     if (f == failure::none && !(c.count_mismatch() && opt.verbose)) continue;
     if (!c.error.empty()) std::printf("  %s\n", c.error.c_str());
     if (!c.parsed) {
@@ -672,13 +726,19 @@ int main(int argc, char** argv) {
   std::printf("), ops %zu, engine executions %zu, over-budget regenerated %zu\n", total_events, execs,
               rejected);
   std::printf("outcome-set mismatches %zu, execution-count mismatches %zu, race-flag mismatches %zu"
-              " (racy programs %zu; engine-only races of the documented RMW kind %zu)\n",
-              set_fail, count_fail, race_fail, racy, race_known);
+              " (racy programs %zu; documented differences: engine-only races of the RMW kind %zu,"
+              " racy programs missing outcomes of the plain-access sync kind %zu)\n",
+              set_fail, count_fail, race_fail, racy, race_known, na_sync);
   std::printf("time total %.2fs (engine %.2fs, oracle %.2fs), per program median %.4fs p99 %.4fs"
               " max %.4fs\n", total, engine_total, oracle_total, pct(0.5), pct(0.99), pct(1.0));
   std::printf("slowest %s\n", slowest.c_str());
   std::printf("seed=%llu\n", static_cast<unsigned long long>(opt.seed));
   const bool failed = set_fail > 0 || race_fail > 0 || (opt.counts_fail && count_fail > 0);
+  if (g_mutation.no_race_run) {
+    // The race mutant passes iff the missing race flags were caught.
+    std::printf("mutant-race: %s\n", race_fail > 0 ? "caught" : "NOT caught");
+    return race_fail > 0 ? 0 : 1;
+  }
   if (g_mutation.all_relaxed || g_mutation.sc_as_acq_rel) {
     // The mutant run passes iff the weakened engine was caught (outcome sets differ).
     std::printf("mutant: %s\n", set_fail > 0 ? "caught" : "NOT caught");

@@ -209,7 +209,7 @@ bool is_atomic_type_word(const std::string& s) {
 }
 
 struct call_spec {
-  enum class what { load, store, rmw, cas, fence, noop } w;
+  enum class what { load, store, rmw, cas, fence, noop, assume } w;
   rmw_op op = rmw_op::exchange;
   bool explicit_orders = false;
   order fixed = order::seq_cst;  // for macros with a built-in order
@@ -239,6 +239,7 @@ std::optional<call_spec> lookup_call(const std::string& n) {
     c.w = w::cas;
   else if (base == "atomic_thread_fence" && !expl) { c.w = w::fence; c.explicit_orders = true; }
   else if (base == "atomic_signal_fence" && !expl) { c.w = w::noop; c.explicit_orders = true; }
+  else if (n == "assume" || n == "__VERIFIER_assume") c.w = w::assume;
   // LKMM spellings, mapped to the nearest C11 operation.
   else if (n == "READ_ONCE") { c = {w::load, rmw_op::exchange, false, order::relaxed}; }
   else if (n == "WRITE_ONCE") { c = {w::store, rmw_op::exchange, false, order::relaxed}; }
@@ -1009,6 +1010,14 @@ class parser {
     using w = call_spec::what;
     auto e = std::make_unique<expr>();
     switch (spec->w) {
+      case w::assume: {
+        auto s = std::make_unique<stmt>();
+        s->k = stmt::kind::assume;
+        s->a = read_assign_rhs();
+        expect(")");
+        pending_stmt_ = std::move(s);
+        return make_const(0);
+      }
       case w::fence:
       case w::noop: {
         order o = spec->fixed;
@@ -1577,6 +1586,9 @@ class interpreter {
       case stmt::kind::if_:
         if (eval(*s.a) != 0) exec(*s.body[0]);
         else if (s.body.size() > 1) exec(*s.body[1]);
+        return;
+      case stmt::kind::assume:
+        if (eval(*s.a) == 0) throw thread_stop{thread_end::filtered};
         return;
       case stmt::kind::while_:
         while (eval(*s.a) != 0) {

@@ -107,6 +107,7 @@ struct stmt {
     eval,         // evaluate a, discard
     if_,          // if (a) body[0] else body[1]
     while_,       // while (a) body[0]
+    assume,       // assume(a) / __VERIFIER_assume(a): an execution where a == 0 is discarded
   };
   kind k = kind::block;
   int index = -1;

@@ -262,7 +262,7 @@ engine_run run_on_engine(const program& p, const model::options& o, const order_
   // Outcome run: no shadow cells, so nothing ends an execution early.
   out.engine = model::check(
       [&] { return std::make_unique<litmus_scenario>(p, out, nullptr, mutation); }, o);
-  if (out.engine.ok && p.plain_accesses) {
+  if (out.engine.ok && p.plain_accesses && !mutation.no_race_run) {
     // Race run: the same executions with shadow cells; the first race answers it.
     const std::vector<bool> cells = plain_cells(p);
     engine_run ignored;

@@ -21,6 +21,7 @@ struct order_mutation {
   bool all_relaxed = false;    ///< every access relaxed
   bool sc_as_acq_rel = false;  ///< seq_cst runs as acq_rel
   bool drop_fences = false;    ///< fences are skipped
+  bool no_race_run = false;    ///< the race run is skipped (no race is ever flagged)
 };
 
 /// What the engine found for one program.
