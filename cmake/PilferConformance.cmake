@@ -5,12 +5,15 @@
 #                          ADAPTER_HEADER ${CMAKE_CURRENT_SOURCE_DIR}/my_adapter.hpp
 #                          ADAPTER_TYPE my::deque_adapter
 #                          KIND deque                     # deque | injector | pool
+#                          [TIME_LIMIT seconds]           # per requirement run (default 300)
 #                          [LINK_LIBRARIES ...] [INCLUDE_DIRECTORIES ...])
 #
 # Creates the executable pilfer_conformance_<NAME>, one ctest per requirement of KIND
 # (conformance.<NAME>.<ID>: pass, FAIL with seed + smallest case, or skipped when n/a),
 # and the target pilfer_conformance_<NAME>_report (Markdown + JSON in
-# ${CMAKE_CURRENT_BINARY_DIR}/conformance_<NAME>). The adapter concepts are documented in
+# ${CMAKE_CURRENT_BINARY_DIR}/conformance_<NAME>). Each requirement runs in a child process: a crash or a
+# timeout of your implementation is a FAIL verdict with the reason, the seed and the replay command, and the
+# report still completes (REL-1). The adapter concepts are documented in
 # <pilfer/conformance/adapters.hpp>. Needs rapidcheck (find_package(rapidcheck)).
 include_guard(GLOBAL)
 
@@ -26,7 +29,7 @@ set(PILFER_CONFORMANCE_IDS_injector INJ-1 INJ-2)
 set(PILFER_CONFORMANCE_IDS_pool     POOL-1 POOL-2 POOL-4 POOL-5 POOL-7 POOL-8 POOL-9 POOL-10 POOL-11 POOL-12)
 
 function(pilfer_add_conformance)
-  cmake_parse_arguments(PC "" "NAME;ADAPTER_HEADER;ADAPTER_TYPE;KIND" "LINK_LIBRARIES;INCLUDE_DIRECTORIES" ${ARGN})
+  cmake_parse_arguments(PC "" "NAME;ADAPTER_HEADER;ADAPTER_TYPE;KIND;TIME_LIMIT" "LINK_LIBRARIES;INCLUDE_DIRECTORIES" ${ARGN})
   foreach(req NAME ADAPTER_HEADER ADAPTER_TYPE KIND)
     if(NOT PC_${req})
       message(FATAL_ERROR "pilfer_add_conformance: ${req} is required")
@@ -47,6 +50,13 @@ function(pilfer_add_conformance)
     set(_pilfer pilfer)
   endif()
 
+  set(limit)
+  if(PC_TIME_LIMIT)
+    if(NOT PC_TIME_LIMIT MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "pilfer_add_conformance: TIME_LIMIT must be a whole number of seconds (got '${PC_TIME_LIMIT}')")
+    endif()
+    set(limit --time-limit ${PC_TIME_LIMIT})
+  endif()
   set(exe pilfer_conformance_${PC_NAME})
   set(main ${CMAKE_CURRENT_BINARY_DIR}/${exe}_main.cpp)
   file(GENERATE OUTPUT ${main} CONTENT
@@ -67,11 +77,11 @@ int main(int argc, char** argv) {
   target_link_libraries(${exe} PRIVATE ${_pilfer} rapidcheck Threads::Threads ${PC_LINK_LIBRARIES})
 
   foreach(id IN LISTS PILFER_CONFORMANCE_IDS_${PC_KIND})
-    add_test(NAME conformance.${PC_NAME}.${id} COMMAND ${exe} --impl ${PC_NAME} --req ${id})
+    add_test(NAME conformance.${PC_NAME}.${id} COMMAND ${exe} --impl ${PC_NAME} --req ${id} ${limit})
     set_tests_properties(conformance.${PC_NAME}.${id} PROPERTIES SKIP_RETURN_CODE 77 LABELS conformance TIMEOUT 600)
   endforeach()
   add_custom_target(${exe}_report
-    COMMAND ${exe} --report --out ${CMAKE_CURRENT_BINARY_DIR}/conformance_${PC_NAME}
+    COMMAND ${exe} --report --out ${CMAKE_CURRENT_BINARY_DIR}/conformance_${PC_NAME} ${limit}
     DEPENDS ${exe} USES_TERMINAL
     COMMENT "pilfer conformance report for ${PC_NAME}")
 endfunction()

@@ -1,4 +1,5 @@
-// fuzz/deque_model_check.hpp — one byte-encoded program of deque operations, run on a work-stealing deque
+// fuzz/deque_model_check.hpp — the model checks shared by the fuzz targets (expect_newest / expect_oldest),
+// and one byte-encoded program of deque operations, run on a work-stealing deque
 // (basic_deque or basic_mutex_deque: the same API) and on a sequential model (two std::deque).
 //
 // Two deques: the victim and the thief's own deque `dest`. One thread plays the victim's owner and a thief
@@ -22,6 +23,28 @@
 
 namespace pilfer::fuzz {
 
+/// An owner's pop: the model's newest item, or nothing when the model is empty.
+inline void expect_newest(std::optional<std::uint64_t> got, std::deque<std::uint64_t>& model) {
+  if (model.empty()) {
+    PILFER_FUZZ_EXPECT(!got.has_value());
+  } else {
+    PILFER_FUZZ_EXPECT(got.has_value() && *got == model.back());
+    model.pop_back();
+  }
+}
+
+/// A steal with one thread: never retry; the model's oldest item, or empty.
+template <class StealResult>
+void expect_oldest(const StealResult& got, std::deque<std::uint64_t>& model) {
+  PILFER_FUZZ_EXPECT(!got.is_retry());
+  if (model.empty()) {
+    PILFER_FUZZ_EXPECT(got.is_empty());
+  } else {
+    PILFER_FUZZ_EXPECT(got.is_success() && got.value == model.front());
+    model.pop_front();
+  }
+}
+
 template <class Deque>
 void run_deque_program(fuzz_input& in) {
   const std::size_t cap = std::size_t{1} << (in.byte() % 8);  // 1 .. 128: growth early and often
@@ -31,29 +54,12 @@ void run_deque_program(fuzz_input& in) {
   auto dest_thief = dest.get_stealer();
   std::deque<std::uint64_t> vm, dm;
   std::uint64_t next = 1;
-  auto expect_pop = [](std::optional<std::uint64_t> got, std::deque<std::uint64_t>& m) {
-    if (m.empty()) {
-      PILFER_FUZZ_EXPECT(!got.has_value());
-    } else {
-      PILFER_FUZZ_EXPECT(got.has_value() && *got == m.back());
-      m.pop_back();
-    }
-  };
-  auto expect_steal = [](const auto& got, std::deque<std::uint64_t>& m) {
-    PILFER_FUZZ_EXPECT(!got.is_retry());
-    if (m.empty()) {
-      PILFER_FUZZ_EXPECT(got.is_empty());
-    } else {
-      PILFER_FUZZ_EXPECT(got.is_success() && got.value == m.front());
-      m.pop_front();
-    }
-  };
   while (in.more()) {
     const std::uint8_t op = in.byte() % 8;
     switch (op) {
       case 0: victim.push(next); vm.push_back(next++); break;
-      case 1: expect_pop(victim.pop(), vm); break;
-      case 2: expect_steal(thief.steal(), vm); break;
+      case 1: expect_newest(victim.pop(), vm); break;
+      case 2: expect_oldest(thief.steal(), vm); break;
       case 3:
       case 4: {
         std::size_t m = in.byte() % 9;
@@ -82,9 +88,9 @@ void run_deque_program(fuzz_input& in) {
         }
         break;
       }
-      case 5: expect_pop(dest.pop(), dm); break;
+      case 5: expect_newest(dest.pop(), dm); break;
       case 6: dest.push(next); dm.push_back(next++); break;
-      case 7: expect_steal(dest_thief.steal(), dm); break;
+      case 7: expect_oldest(dest_thief.steal(), dm); break;
       default: break;
     }
     PILFER_FUZZ_EXPECT(victim.size() == vm.size());

@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "fuzz_input.hpp"
+#include "deque_model_check.hpp"
 
 namespace {
 
@@ -32,17 +32,7 @@ void run_injector_program(fuzz_input& in) {
     switch (op) {
       case 0:
       case 1: inj.push(next); im.push_back(next++); break;
-      case 2: {
-        const auto r = inj.steal();
-        PILFER_FUZZ_EXPECT(!r.is_retry());
-        if (im.empty()) {
-          PILFER_FUZZ_EXPECT(r.is_empty());
-        } else {
-          PILFER_FUZZ_EXPECT(r.is_success() && r.value == im.front());
-          im.pop_front();
-        }
-        break;
-      }
+      case 2: pilfer::fuzz::expect_oldest(inj.steal(), im); break;
       case 3:
       case 4: {
         const std::size_t m = in.byte() % 9;
@@ -78,27 +68,8 @@ void run_injector_program(fuzz_input& in) {
         }
         break;
       }
-      case 5: {
-        const auto got = dest.pop();
-        if (dm.empty()) {
-          PILFER_FUZZ_EXPECT(!got.has_value());
-        } else {
-          PILFER_FUZZ_EXPECT(got.has_value() && *got == dm.back());
-          dm.pop_back();
-        }
-        break;
-      }
-      case 6: {
-        const auto r = dest.steal();
-        PILFER_FUZZ_EXPECT(!r.is_retry());
-        if (dm.empty()) {
-          PILFER_FUZZ_EXPECT(r.is_empty());
-        } else {
-          PILFER_FUZZ_EXPECT(r.is_success() && r.value == dm.front());
-          dm.pop_front();
-        }
-        break;
-      }
+      case 5: pilfer::fuzz::expect_newest(dest.pop(), dm); break;
+      case 6: pilfer::fuzz::expect_oldest(dest.steal(), dm); break;
       default: break;
     }
     PILFER_FUZZ_EXPECT(inj.size() == im.size());
