@@ -10,7 +10,7 @@
 #   --full             5 rounds x 5 repetitions, 300 latency samples
 # Installs the bench-only Debian packages when missing (scripts/bootstrap.sh --bench).
 # Environment: BENCH_PROGRAMS="pool deque" runs a subset (of: deque pool gomp llvm rust memory latency);
-# BENCH_OUT=dir writes there instead of bench/results.
+# BENCH_OUT=dir writes there instead of bench/results; BENCH_ROUNDS=N overrides the number of rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=quick
@@ -20,6 +20,8 @@ case "${1:-}" in
   *) echo "usage: scripts/bench.sh [--quick|--full]" >&2; exit 2 ;;
 esac
 if [ "$mode" = quick ]; then ROUNDS=3 REPS=3 LAT_SAMPLES=100 DEQUE_MIN=0.1; else ROUNDS=5 REPS=5 LAT_SAMPLES=300 DEQUE_MIN=0.3; fi
+ROUNDS="${BENCH_ROUNDS:-$ROUNDS}"
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2 ;; esac
 ICOUNT_OPS=1000
 start=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
