@@ -9,6 +9,8 @@
 #   --quick (default)  3 rounds x 3 repetitions, 100 latency samples: a few minutes
 #   --full             5 rounds x 5 repetitions, 300 latency samples
 # Installs the bench-only Debian packages when missing (scripts/bootstrap.sh --bench).
+# Environment: BENCH_PROGRAMS="pool deque" runs a subset (of: deque pool gomp llvm rust memory latency);
+# BENCH_OUT=dir writes there instead of bench/results; BENCH_ROUNDS=N overrides the number of rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=quick
@@ -18,6 +20,8 @@ case "${1:-}" in
   *) echo "usage: scripts/bench.sh [--quick|--full]" >&2; exit 2 ;;
 esac
 if [ "$mode" = quick ]; then ROUNDS=3 REPS=3 LAT_SAMPLES=100 DEQUE_MIN=0.1; else ROUNDS=5 REPS=5 LAT_SAMPLES=300 DEQUE_MIN=0.3; fi
+ROUNDS="${BENCH_ROUNDS:-$ROUNDS}"
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2 ;; esac
 ICOUNT_OPS=1000
 start=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -33,7 +37,7 @@ RUST_TARGET="$PWD/$B/bench/rust-target"
 (cd bench/rust && CARGO_TARGET_DIR="$RUST_TARGET" cargo build --release --offline --quiet)
 RUST="$RUST_TARGET/release/pilfer-rust-peers"
 
-out=bench/results
+out="${BENCH_OUT:-bench/results}"
 raw=$out/raw
 rm -rf "$raw"
 mkdir -p "$raw/callgrind"
@@ -59,7 +63,10 @@ run_program() {  # $1 = program id, $2 = round
              done ;;
   esac
 }
-programs=(deque pool gomp llvm rust memory latency)
+read -r -a programs <<< "${BENCH_PROGRAMS:-deque pool gomp llvm rust memory latency}"
+for p in "${programs[@]}"; do
+  case "$p" in deque|pool|gomp|llvm|rust|memory|latency) ;; *) echo "bench: unknown program '$p' in BENCH_PROGRAMS" >&2; exit 2 ;; esac
+done
 for r in $(seq 1 "$ROUNDS"); do
   # Rotate the order each round.
   order=("${programs[@]:$(( (r - 1) % ${#programs[@]} ))}" "${programs[@]:0:$(( (r - 1) % ${#programs[@]} ))}")
@@ -76,7 +83,7 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$raw/callgrin
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
   echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib bench || echo '+local changes')"
-  echo "mode=--$mode"
+  echo "mode=--$mode${BENCH_PROGRAMS:+ (BENCH_PROGRAMS=$BENCH_PROGRAMS)}"
   echo "rounds=$ROUNDS"
   echo "reps=$REPS"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"

@@ -135,12 +135,19 @@ class basic_deque {
     owner_.check("push");
     // [P0] relaxed: bottom is written only by the owner (this thread).
     const std::int64_t b = bottom_.load(PILFER_SITE("deque.P0", relaxed));
-    // [P1] acquire: pairs with the thieves' CAS on top [S5] so that their read
-    // of a slot [S6] happens before we overwrite that slot after wrap-around.
-    const std::int64_t t = top_.load(PILFER_SITE("deque.P1", acquire));
     // owner-only field: only this thread writes buffer_.
     buffer* a = buffer_.load(PILFER_SITE("deque.P5", relaxed));
-    if (b - t >= static_cast<std::int64_t>(a->cap)) a = grow_(a, b, t, a->cap * 2);
+    // top_seen_ is the value an earlier [P1] returned; top only grows, so when
+    // it already proves room (b - top_seen_ < cap) top itself would too, and
+    // push does not touch the line thieves CAS on.
+    if (b - top_seen_ >= static_cast<std::int64_t>(a->cap)) {
+      // [P1] acquire: pairs with the thieves' CAS on top [S5] so that their
+      // read of a slot [S6] happens before we overwrite that slot after
+      // wrap-around (the overwrite follows this load in program order, also
+      // when a later push relies on the value cached here).
+      top_seen_ = top_.load(PILFER_SITE("deque.P1", acquire));
+      if (b - top_seen_ >= static_cast<std::int64_t>(a->cap)) a = grow_(a, b, top_seen_, a->cap * 2);
+    }
     // [P3] relaxed: published by the release fence [P2] before bottom moves.
     a->put(b, v, PILFER_SITE("deque.P3", relaxed));
     // [P2] release fence: a thief that reads the new bottom with acquire [S3]
@@ -267,6 +274,7 @@ class basic_deque {
   buffer* reserve_(std::int64_t b, std::size_t k) {
     // [P1] acquire, as in push: thieves' slot reads happen before we reuse the slots.
     const std::int64_t t = top_.load(PILFER_SITE("deque.P1", acquire));
+    top_seen_ = t;
     buffer* a = buffer_.load(PILFER_SITE("deque.P5", relaxed));
     const std::size_t need = static_cast<std::size_t>(b - t) + k;
     if (need > a->cap) {
@@ -366,6 +374,7 @@ class basic_deque {
   // Owner-only bookkeeping.
   buffer* retired_ = nullptr;
   std::size_t retired_count_ = 0;
+  std::int64_t top_seen_ = 0;  // owner-only: top as last read by [P1] (a lower bound of top)
   detail::owner_check<Sync> owner_;
 };
 
