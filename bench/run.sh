@@ -19,9 +19,10 @@ else
 fi
 targets=(bench_report bench_deque)
 [ -f lib/include/pilfer/pool.hpp ] && targets+=(bench_pool)
+[ -f lib/include/pilfer/graph.hpp ] && targets+=(bench_graph)
 cmake --build "$B" -j "$JOBS" --target "${targets[@]}"
 jsons=()
-for b in bench_deque bench_pool; do
+for b in bench_deque bench_pool bench_graph; do
   [ -x "$B/bench/$b" ] || continue
   echo "==> $b" >&2
   "$B/bench/$b" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
