@@ -264,10 +264,12 @@ TEST(PoolStats, CountersAreConsistentAndReadableWhileRunning) {
   for (const auto& w : s.workers) sum += w;
   EXPECT_EQ(sum.tasks_run, s.total.tasks_run);
   EXPECT_EQ(sum.steals, s.total.steals);
-  EXPECT_EQ(s.workers.size(), 3u);
-  // Every task run was obtained exactly once from one source.
+  EXPECT_EQ(s.workers.size(), 3u + s.spare_workers);
+  // Every queue entry was taken exactly once from one source, and then run,
+  // cancelled, skipped (tombstone of a claimed task) or rerouted (taken again
+  // later); claimed tasks ran without being taken from a queue.
   EXPECT_EQ(s.total.local_pops + s.total.injector_pops + s.total.priority_pops + s.total.steals,
-            s.total.tasks_run + s.total.tasks_cancelled);
+            s.total.tasks_run - s.total.claimed + s.total.tasks_cancelled + s.total.tombstones + s.total.rerouted);
   // Heap tasks + join branches.
   EXPECT_EQ(s.total.tasks_run, s.submitted + s.total.join_pushes);
   EXPECT_EQ(s.total.join_pushes, 4u * 255u);

@@ -2,6 +2,8 @@
 // order nearest first, pinning and graceful degradation.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -64,27 +66,60 @@ TEST(Topology, PlacementOneWorkerPerCoreThenSiblings) {
   for (unsigned w = 0; w < 8; ++w) cores.insert(t.pus()[pl[w]].core);
   EXPECT_EQ(cores.size(), 8u) << "8 workers on 8 distinct cores";
   EXPECT_EQ(t.pus()[pl[0]].os_index, 0u);
-  EXPECT_EQ(t.pus()[pl[1]].os_index, 2u);  // next core, not the sibling PU
+  EXPECT_EQ(t.pus()[pl[1]].os_index, 8u);  // the other node's first core, not the sibling PU
+  EXPECT_EQ(t.pus()[pl[2]].os_index, 2u);  // then node 0's next core
   const auto pl16 = t.place(16);
   EXPECT_EQ(t.pus()[pl16[8]].os_index, 1u);  // second round: sibling PUs
   const auto pl20 = t.place(20);
   EXPECT_EQ(pl20[16], pl20[0]);  // wraps around
 }
 
+// Issue 8 point 6: k workers spread over the NUMA nodes (before: all on node 0).
+// @verifies POOL-13
+TEST(Topology, PlacementSpreadsOverNumaNodes) {
+  const auto t = pilfer::topology::synthetic("node:2 core:4");
+  const auto pl = t.place(4);
+  unsigned per_node[2] = {0, 0};
+  for (unsigned w = 0; w < 4; ++w) per_node[t.pus()[pl[w]].numa_node] += 1;
+  std::printf("placement of 4 workers on \"node:2 core:4\": node 0: %u, node 1: %u\n", per_node[0], per_node[1]);
+  EXPECT_EQ(per_node[0], 2u);
+  EXPECT_EQ(per_node[1], 2u);
+  const auto t3 = pilfer::topology::synthetic("node:3 core:2");
+  const auto pl3 = t3.place(3);
+  std::set<unsigned> nodes;
+  for (unsigned w = 0; w < 3; ++w) nodes.insert(t3.pus()[pl3[w]].numa_node);
+  EXPECT_EQ(nodes.size(), 3u);
+}
+
+// @verifies POOL-13
+TEST(Topology, DefaultThreadCountFollowsAffinityMask) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const unsigned mask = static_cast<unsigned>(CPU_COUNT(&set));
+  const unsigned n = pilfer::default_thread_count();
+  std::printf("affinity mask: %u CPUs, default_thread_count(): %u\n", mask, n);
+  EXPECT_GE(n, 1u);
+  EXPECT_LE(n, mask);
+  pilfer::pool p;
+  EXPECT_EQ(p.size(), n);
+}
+
 // @verifies POOL-13
 TEST(Topology, PoolVictimsNearestFirst) {
-  // 8 workers on node:2 l3:2 core:2 (one PU per core): worker 0's victims are
-  // {1} (same L3), {2,3} (same node), {4..7} (other node).
+  // 8 workers on node:2 l3:2 core:2 (one PU per core). Placement alternates
+  // the nodes: workers 0..7 on cores 0,4,1,5,2,6,3,7. Worker 0 (core 0):
+  // {2} (core 1, same L3), {4,6} (cores 2,3, same node), {1,3,5,7} (other node).
   pilfer::pool p({.threads = 8, .topo = pilfer::topology::synthetic("node:2 l3:2 core:2 pu:1")});
   const auto& g0 = p.victim_groups(0);
   ASSERT_EQ(g0.size(), 3u);
-  EXPECT_EQ(g0[0], (std::vector<unsigned>{1}));
-  EXPECT_EQ(g0[1], (std::vector<unsigned>{2, 3}));
-  EXPECT_EQ(g0[2], (std::vector<unsigned>{4, 5, 6, 7}));
-  const auto& g6 = p.victim_groups(6);
-  EXPECT_EQ(g6[0], (std::vector<unsigned>{7}));
-  EXPECT_EQ(g6[1], (std::vector<unsigned>{4, 5}));
-  EXPECT_EQ(g6[2], (std::vector<unsigned>{0, 1, 2, 3}));
+  EXPECT_EQ(g0[0], (std::vector<unsigned>{2}));
+  EXPECT_EQ(g0[1], (std::vector<unsigned>{4, 6}));
+  EXPECT_EQ(g0[2], (std::vector<unsigned>{1, 3, 5, 7}));
+  const auto& g6 = p.victim_groups(6);  // core 3
+  EXPECT_EQ(g6[0], (std::vector<unsigned>{4}));
+  EXPECT_EQ(g6[1], (std::vector<unsigned>{0, 2}));
+  EXPECT_EQ(g6[2], (std::vector<unsigned>{1, 3, 5, 7}));
   // The pool works on a synthetic machine larger than this one.
   EXPECT_EQ(p.submit([&] { return pilfer::parallel_reduce(p, 0, 1000, 0, [](int i) { return i; },
                                                           [](int a, int b) { return a + b; }); })

@@ -1,11 +1,18 @@
 // pilfer/pool.hpp — the work-stealing thread pool.
 //
-//   pilfer::pool p;                                  // hardware_concurrency workers
+//   pilfer::pool p;                                  // default_thread_count() workers
 //   auto h = p.submit([] { return 6 * 7; });         // task_handle<int>
 //   p.spawn([] { ... });                             // fire and forget
-//   pilfer::join(p, [&] { a(); }, [&] { b(); });     // fork-join, helping
+//   pilfer::join(p, [&] { a(); }, [&] { b(); });     // fork-join
 //   pilfer::parallel_for(p, 0, n, [&](int i) { ... });
 //   int s = h.get();                                 // 42, or rethrows
+//
+// This header is the umbrella: it defines basic_pool and includes
+//   pilfer/pool_options.hpp  pool_options, task_options, shutdown_mode, errors
+//   pilfer/pool_stats.hpp    worker_stats, pool_stats, worker_state, worker_snapshot
+//   pilfer/task_handle.hpp   basic_task_handle (submit's result)
+//   pilfer/task_group.hpp    basic_task_group
+//   pilfer/parallel.hpp      join, parallel_for, parallel_reduce
 //
 // Design (lib/docs/pool.md, sleep protocol lib/docs/sleep.md):
 //   * every worker owns a Chase-Lev deque; a task submitted from inside a
@@ -16,9 +23,13 @@
 //     `injector_interval` tasks: POOL-3, POOL-8) -> steal from victims in
 //     randomised order, nearest first (FIFO end, POOL-2, POOL-13) ->
 //     randomised exponential back-off (POOL-6) -> park on an event count
-//     (POOL-4, POOL-7);
-//   * waits inside a task (handle.wait, task_group::wait, join) run other
-//     tasks until done (POOL-11).
+//     (POOL-4, POOL-7). A woken worker counts as a searcher; the last
+//     searcher to find work wakes the next (POOL-18, sleep.md);
+//   * waits inside a task (handle.wait, task_group::wait, join) run only what
+//     they wait for: the awaited task itself if it has not started (claimed,
+//     or popped from the own deque), or a join branch / group task that
+//     descends from it; otherwise they block while a spare thread keeps the
+//     pool's parallelism (POOL-11, POOL-19, POOL-20).
 //
 // Thread safety: every member function may be called from any thread, except
 // that shutdown(), wait_idle() and the destructor must not be called from a
@@ -43,6 +54,8 @@
 #include "pilfer/detail/event_count.hpp"
 #include "pilfer/detail/pool_task.hpp"
 #include "pilfer/detail/pool_worker.hpp"
+#include "pilfer/pool_options.hpp"
+#include "pilfer/pool_stats.hpp"
 #include "pilfer/sync.hpp"
 #include "pilfer/topology.hpp"
 
@@ -54,87 +67,49 @@
 
 namespace pilfer {
 
-enum class shutdown_mode {
-  drain,  ///< run every accepted task (and the tasks they spawn), then stop
-  cancel  ///< discard queued tasks (handles report cancelled), then stop
-};
-
-struct pool_options {
-  unsigned threads = 0;            ///< 0: one per hardware thread
-  bool pin = false;                ///< pin worker i to the PU topology().place() gives it
-  unsigned spin_rounds = 8;        ///< failed search rounds (with back-off) before parking
-  unsigned backoff_cap = 10;       ///< back-off spins are < 2^min(round+1, cap)
-  unsigned injector_interval = 61; ///< check the injector first every N tasks (fairness)
-  std::string name = "pilfer";     ///< thread names "<name>-<i>", error messages
-  std::function<void(std::exception_ptr)> on_uncaught{};///< default: print to stderr
-  std::optional<pilfer::topology> topo{};                ///< default: topology::detect()
-  /// Diagnostics hook: called by a searching worker before each back-off
-  /// round with (worker, round, spins). Leave empty in production.
-  std::function<void(unsigned, unsigned, std::uint64_t)> on_backoff{};
-};
-
-template <class Sync = std_sync>
-class basic_pool;
-
-/// Handle to the result of submit(). Move-only. Contract:
-///   ready()/cancelled(): any thread, wait-free.
-///   wait(): from a worker of the owning pool it runs other tasks until the
-///           result is there (never blocks the worker); elsewhere it blocks.
-///   get():  wait(), then return the value (moved out: call once), rethrow
-///           the task's exception, or throw task_cancelled.
-template <class R, class Sync = std_sync>
-class basic_task_handle {
- public:
-  basic_task_handle() noexcept = default;
-  basic_task_handle(basic_task_handle&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  basic_task_handle& operator=(basic_task_handle&& o) noexcept {
-    if (this != &o) {
-      reset();
-      s_ = std::exchange(o.s_, nullptr);
-    }
-    return *this;
-  }
-  ~basic_task_handle() { reset(); }
-
-  bool valid() const noexcept { return s_ != nullptr; }
-  bool ready() const noexcept {
-    assert(s_ && "task_handle: no shared state");
-    return s_->code() != state::pending;
-  }
-  bool cancelled() const noexcept {
-    assert(s_ && "task_handle: no shared state");
-    return s_->code() == state::was_cancelled;
-  }
-  void wait() const;
-  R get();
-
- private:
-  using state = detail::result_state<R, Sync>;
-  friend class basic_pool<Sync>;
-  explicit basic_task_handle(state* s) noexcept : s_(s) {}
-  void reset() noexcept {
-    if (s_) std::exchange(s_, nullptr)->release();
-  }
-  state* s_ = nullptr;
-};
-
-template <class R>
-using task_handle = basic_task_handle<R, std_sync>;
-
-template <class Sync = std_sync>
-class basic_task_group;
+template <class R, class Sync>
+class basic_task_handle;
 
 namespace detail {
-template <class Sync>
-struct worker_slot_key {};
-}  // namespace detail
 
 template <class Sync>
+struct worker_slot_key {};
+
+/// The one internal interface of basic_pool, used by task_handle.hpp,
+/// task_group.hpp and parallel.hpp (defined after basic_pool).
+template <class Sync>
+struct pool_access;
+
+/// Compile-time mutation hook for the model checker's sensitivity table
+/// (models/scenarios/pool_sensitivity.cpp): a Sync policy may declare
+/// `static constexpr pilfer::detail::pool_mutation pool_mutation = ...;` to
+/// compile the pool with an old, known-wrong behaviour. std_sync declares
+/// none, so it is `none` and every `if constexpr` on it folds away.
+enum class pool_mutation : unsigned char {
+  none,
+  old_sleep_protocol,  ///< a woken worker is not counted as searching (issue 8 point 1)
+  old_helping          ///< waits run any task until done (issue 8 points 2, 3)
+};
+
+template <class Sync>
+consteval pool_mutation pool_mutation_of() {
+  if constexpr (requires { Sync::pool_mutation; }) {
+    return Sync::pool_mutation;
+  } else {
+    return pool_mutation::none;
+  }
+}
+
+}  // namespace detail
+
+template <class Sync = std_sync>
 class basic_pool {
   using worker = detail::pool_worker<Sync>;
   using task_base = detail::task_base;
   using task_op = detail::task_op;
   using counter = detail::counter;
+  static constexpr detail::pool_mutation mutation = detail::pool_mutation_of<Sync>();
+  friend struct detail::pool_access<Sync>;
 
  public:
   explicit basic_pool(pool_options opts = {})
@@ -143,37 +118,46 @@ class basic_pool {
     if constexpr (Sync::is_model) {
       if (n == 0) n = 2;
       topo_ = topology::flat(n);
+      opts_.max_spare_workers = 0;  // the checker runs a fixed set of threads
     } else {
-      const unsigned hw = hardware_threads();
-      if (n == 0) n = hw;
+      if (n == 0) n = default_thread_count();
       if (opts_.topo) {
         topo_ = *opts_.topo;
       } else {
-        static const pilfer::topology machine = topology::detect(hw);  // hwloc load is ~ms: once
+        static const pilfer::topology machine = topology::detect(hardware_threads());  // hwloc load is ~ms: once
         topo_ = machine;
       }
     }
     if (opts_.injector_interval == 0) opts_.injector_interval = 1;
     if (opts_.backoff_cap > 30) opts_.backoff_cap = 30;
+    n_ = n;
+    capacity_ = n + static_cast<unsigned>(std::min<std::size_t>(opts_.max_spare_workers, 1u << 16));
+    slots_.reset(new atomic_t<Sync, worker*>[capacity_]);
     placement_ = topo_.place(n);
-    workers_.reserve(n);
-    for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<worker>(this, i));
-    for (unsigned i = 0; i < n; ++i) workers_[i]->victims = topo_.victim_groups(placement_, i);
+    owned_.reserve(n);
+    for (unsigned i = 0; i < n; ++i) {
+      owned_.push_back(std::make_unique<worker>(this, i, false));
+      // [pool.W1] relaxed: published by the release store of created_ below.
+      slots_[i].store(owned_.back().get(), PILFER_SITE("pool.W1", relaxed));
+    }
+    // [pool.W1] release: a thread that reads created_ = k sees slots 0..k-1.
+    created_.store(n, PILFER_SITE("pool.W1", release));
+    for (unsigned i = 0; i < n; ++i) owned_[i]->victims = topo_.victim_groups(placement_, i);
     unsigned started = 0;
     try {
       for (; started < n; ++started) {
-        worker& w = *workers_[started];
-        w.thread = typename Sync::thread([this, started] { worker_main(*workers_[started]); });
+        worker& w = *owned_[started];
+        w.thread = typename Sync::thread([this, &w] { worker_main(w, false); });
         if constexpr (!Sync::is_model) configure_thread(w);
       }
     } catch (...) {
       stopping_.store(true, PILFER_SITE("pool.S2", seq_cst));
-      ec_.notify_all();
+      ec_.notify_all([this] { on_wake(); });
       // <= started: configure_thread() may throw (it allocates the thread
       // name) after worker `started`'s thread exists; a joinable thread left
       // behind would make ~thread call std::terminate.
       for (unsigned i = 0; i <= started && i < n; ++i)
-        if (workers_[i]->thread.joinable()) workers_[i]->thread.join();
+        if (owned_[i]->thread.joinable()) owned_[i]->thread.join();
       throw;
     }
   }
@@ -184,19 +168,19 @@ class basic_pool {
   /// Drains: every accepted task runs, then the workers are joined.
   ~basic_pool() { shutdown(shutdown_mode::drain); }
 
-  /// Number of workers.
-  unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  /// Number of workers (spares not included).
+  unsigned size() const noexcept { return n_; }
   const std::string& name() const noexcept { return opts_.name; }
   const pool_options& options() const noexcept { return opts_; }
   const pilfer::topology& topology() const noexcept { return topo_; }
   /// Index into topology().pus() of worker i's home PU.
   unsigned placement(unsigned i) const { return placement_.at(i); }
   /// The CPU worker i was pinned to, or -1 (not pinned / pinning failed).
-  int pinned_cpu(unsigned i) const { return workers_.at(i)->pinned_cpu; }
+  int pinned_cpu(unsigned i) const { return at_checked(i).pinned_cpu; }
   /// Victim groups of worker i, nearest first (tests, diagnostics).
-  const std::vector<std::vector<unsigned>>& victim_groups(unsigned i) const { return workers_.at(i)->victims; }
+  const std::vector<std::vector<unsigned>>& victim_groups(unsigned i) const { return at_checked(i).victims; }
 
-  /// Index of the calling worker of THIS pool, or nullopt.
+  /// Index of the calling worker of THIS pool (spares: size() and up), or nullopt.
   std::optional<unsigned> current_worker_index() const noexcept {
     if (worker* w = current()) return w->index;
     return std::nullopt;
@@ -207,11 +191,16 @@ class basic_pool {
   /// high-priority queue / the affinity worker's mailbox).
   /// Throws pool_closed (from outside, after shutdown), std::out_of_range
   /// (bad affinity), std::bad_alloc (nothing enqueued then).
+  /// Dropping the handle does not cancel the task: it still runs, so whatever
+  /// it captured by reference must outlive it (use spawn() for fire and
+  /// forget); an exception it throws then goes to on_uncaught (POOL-21).
   template <class F>
-  auto submit(F&& f, task_options o = {}) -> basic_task_handle<std::invoke_result_t<std::decay_t<F>&>, Sync> {
+  [[nodiscard]] auto submit(F&& f, task_options o = {})
+      -> basic_task_handle<std::invoke_result_t<std::decay_t<F>&>, Sync> {
     using R = std::invoke_result_t<std::decay_t<F>&>;
     using T = detail::handle_task<std::decay_t<F>, R, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f), static_cast<void*>(this));
+    T* t = Sync::template make<T>(std::forward<F>(f), this);
+    if (o.affinity) t->affinity = *o.affinity;
     try {
       enqueue(t, o);
     } catch (...) {
@@ -253,8 +242,8 @@ class basic_pool {
   }
 
   /// Stop accepting work from outside, finish (drain) or discard (cancel)
-  /// what is queued, join the workers. Idempotent; cancel may follow drain
-  /// from another thread. Not from a task of this pool.
+  /// what is queued, join the workers (and spares). Idempotent; cancel may
+  /// follow drain from another thread. Not from a task of this pool.
   void shutdown(shutdown_mode mode = shutdown_mode::drain) {
     assert(!current() && "pilfer: shutdown() from a task of the same pool would wait for itself");
     // [pool.S1] seq_cst: Dekker pair with [pool.P1] in enqueue(): either the
@@ -262,83 +251,66 @@ class basic_pool {
     // cancelling_ first: whoever sees closed_ also sees a cancel request.
     if (mode == shutdown_mode::cancel) cancelling_.store(true, PILFER_SITE("pool.S1", seq_cst));
     closed_.store(true, PILFER_SITE("pool.S1", seq_cst));
-    if (mode == shutdown_mode::cancel) ec_.notify_all();
+    if (mode == shutdown_mode::cancel) ec_.notify_all([this] { on_wake(); });
     std::lock_guard<typename Sync::mutex> g(shutdown_mu_);
     if (joined_.read()) return;
     wait_idle();
     // [pool.S2] seq_cst then notify_all: workers re-check stopping_ after
     // their prepare_wait fence, so none sleeps through it.
     stopping_.store(true, PILFER_SITE("pool.S2", seq_cst));
-    ec_.notify_all();
-    for (auto& w : workers_) w->thread.join();
+    ec_.notify_all([this] { on_wake(); });
+    std::vector<worker*> all;
+    {
+      std::lock_guard<typename Sync::mutex> s(spare_mu_);
+      // Retired spares: a spare retiring after this block sees stopping_
+      // under the same mutex and exits instead.
+      for (worker* w : idle_spares_.write()) {
+        w->spare_signal.store(2, PILFER_SITE("pool.W3", release));
+        w->spare_signal.notify_one();
+      }
+      idle_spares_.write().clear();
+      for (auto& w : owned_) all.push_back(w.get());
+    }
+    for (worker* w : all) w->thread.join();
     joined_.write() = true;
   }
 
   /// True once shutdown() began: submissions from outside throw pool_closed.
   bool closed() const noexcept { return closed_.load(PILFER_SITE("pool.S1", seq_cst)); }
 
-  /// Counters, readable while running (see worker_stats).
+  /// Counters, readable while running (see worker_stats). Per-worker counters
+  /// are summed here; nothing pool-wide is written per task.
   pool_stats stats() const {
     pool_stats s;
-    for (const auto& w : workers_) {
-      s.workers.push_back(w->snapshot());
+    const unsigned k = created();
+    for (unsigned i = 0; i < k; ++i) {
+      s.workers.push_back(at(i).snapshot());
       s.total += s.workers.back();
     }
     // [pool.C2] relaxed: statistics counters; nothing is published through them.
     s.injector_pushes = injector_pushes_.load(PILFER_SITE("pool.C2", relaxed));
-    s.priority_pushes = priority_pushes_.load(PILFER_SITE("pool.C2", relaxed));
+    s.priority_pushes = priority_pushes_.load(PILFER_SITE("pool.C2", relaxed)) + s.total.priority_pushes;
     s.submitted = s.total.local_pushes + s.injector_pushes + s.priority_pushes;
     s.pending = pending_.load(PILFER_SITE("pool.C2", relaxed));
     s.sleeping = ec_.waiters();
+    s.spare_workers = k - n_;
     return s;
   }
 
-  // ---- used by join / task_group / handles (public for them; not API) ----
-
-  /// Run tasks until pred() holds. Only on a worker of this pool.
-  template <class Pred>
-  void help_until(Pred&& pred) {
-    worker* w = current();
-    assert(w && "help_until off a worker");
-    unsigned fails = 0;
-    while (!pred()) {
-      if (task_base* t = find_task(*w)) {
-        execute(*w, t);
-        fails = 0;
-      } else if (++fails < 16) {
-        backoff_spin(fails);
-      } else {
-        Sync::yield();
-      }
+  /// Every worker's (and spare's) state: racy, advisory, from any thread.
+  std::vector<worker_snapshot> snapshot() const {
+    std::vector<worker_snapshot> v;
+    const unsigned k = created();
+    for (unsigned i = 0; i < k; ++i) {
+      const worker& w = at(i);
+      v.push_back({w.index, w.get_state(), w.stealer.size() + w.mailbox.size(), w.get(counter::tasks_run)});
     }
+    return v;
   }
 
-  /// join(): push the second branch onto the own deque.
-  void push_join_job(task_base* t) {
-    worker* w = current();
-    assert(w);
-    w->deque.push(t);
-    w->bump(counter::join_pushes);
-    notify_work();
-  }
-  /// join(): after the first branch, get the second back or help until the
-  /// thief has finished it.
-  template <class Job>
-  void finish_join(Job& job) {
-    worker* w = current();
-    while (!job.is_done()) {
-      std::optional<task_base*> t = w->deque.pop();
-      if (!t) {
-        help_until([&] { return job.is_done(); });
-        return;
-      }
-      w->bump(counter::local_pops);
-      execute(*w, *t);  // our own job or something pushed above it
-    }
-  }
-
-  const detail::uncaught_sink& sink() const noexcept { return sink_; }
-  bool on_worker() const noexcept { return current() != nullptr; }
+  /// Spare threads currently alive (started to compensate for blocked waits;
+  /// idle ones stay alive for reuse until shutdown).
+  std::size_t spare_workers() const noexcept { return created() - n_; }
 
  private:
   static unsigned hardware_threads() noexcept {
@@ -350,13 +322,20 @@ class basic_pool {
 #endif
   }
 
+  unsigned created() const noexcept { return created_.load(PILFER_SITE("pool.W1", acquire)); }
+  worker& at(unsigned i) const noexcept { return *slots_[i].load(PILFER_SITE("pool.W1", relaxed)); }
+  const worker& at_checked(unsigned i) const {
+    if (i >= n_) throw std::out_of_range("pilfer pool '" + opts_.name + "': no worker " + std::to_string(i));
+    return at(i);
+  }
+
   void configure_thread(worker& w) {
 #if defined(__linux__)
     auto h = w.thread.native().native_handle();
-    std::string nm = opts_.name + "-" + std::to_string(w.index);
+    std::string nm = opts_.name + (w.spare ? "-s" : "-") + std::to_string(w.index);
     if (nm.size() > 15) nm = nm.substr(nm.size() - 15);
     ::pthread_setname_np(h, nm.c_str());
-    if (opts_.pin) {
+    if (opts_.pin && !w.spare) {
       const processing_unit& pu = topo_.pus()[placement_[w.index]];
       if (pu.os_index < CPU_SETSIZE) {
         cpu_set_t set;
@@ -383,9 +362,6 @@ class basic_pool {
                               " >= number of workers " + std::to_string(size()));
   }
 
-  template <class>
-  friend class basic_task_group;
-
   void enqueue(task_base* t, const task_options& o) {
     check_affinity(o);
     worker* w = current();
@@ -403,19 +379,24 @@ class basic_pool {
     }
     try {
       if (o.affinity) {
-        workers_[*o.affinity]->mailbox.push(t);
-        priority_pushes_.fetch_add(1, PILFER_SITE("pool.C2", relaxed));
-        ec_.notify_all();  // the target must wake, whoever else does
+        worker& target = at(*o.affinity);
+        target.mailbox.push(t);
+        count_priority_push(w);
+        // Targeted wake: only the affinity worker may run it (POOL-15).
+        detail::event_count<Sync>::fence_before_notify();  // [sleep.N1]
+        ec_.notify_target(target.waiter, [this] { on_wake(); });
         return;
       }
       if (o.priority == task_priority::high) {
         high_.push(t);
-        priority_pushes_.fetch_add(1, PILFER_SITE("pool.C2", relaxed));
+        count_priority_push(w);
       } else if (w != nullptr) {
         w->deque.push(t);  // POOL-5: no injector, no lock
         w->bump(counter::local_pushes);
       } else {
         injector_.push(t);
+        // [pool.C2] relaxed: statistics (outside submissions only; the
+        // injector push itself already writes shared lines).
         injector_pushes_.fetch_add(1, PILFER_SITE("pool.C2", relaxed));
       }
     } catch (...) {
@@ -425,6 +406,26 @@ class basic_pool {
     notify_work();
   }
 
+  void count_priority_push(worker* w) noexcept {
+    if (w != nullptr)
+      w->bump(counter::priority_pushes);
+    else
+      priority_pushes_.fetch_add(1, PILFER_SITE("pool.C2", relaxed));
+  }
+
+  /// A worker the pool wakes or starts is counted as a searcher on its
+  /// behalf, before it is signalled (sleep.md, invariant W).
+  void on_wake() noexcept {
+    if constexpr (mutation != detail::pool_mutation::old_sleep_protocol) {
+      // [sleep.S1] seq_cst: a notifier that reads this count after its
+      // [sleep.N1] fence skips waking; see sleep.md.
+      searching_.fetch_add(1, PILFER_SITE("sleep.S1", seq_cst));
+    }
+  }
+
+  /// Wake one parked worker (counted as searching). Returns whether one was.
+  bool wake_one() { return ec_.notify_one([this] { on_wake(); }); }
+
   /// After a push: wake one sleeper unless a searcher will find the item.
   void notify_work() {
     detail::event_count<Sync>::fence_before_notify();  // [sleep.N1]
@@ -433,7 +434,7 @@ class basic_pool {
     // fence is later in S, so the searcher's next look at the queues sees
     // our item (sleep.md, case "skip").
     if (searching_.load(PILFER_SITE("sleep.N4", relaxed)) != 0) return;
-    ec_.notify_one();
+    wake_one();
   }
 
   void finish_pending() noexcept {
@@ -444,15 +445,15 @@ class basic_pool {
 
   void execute(worker& w, task_base* t) noexcept {
     const bool counted = t->counted;
+    task_base* const outer = w.current;
+    w.current = t;
+    w.set_state(worker_state::running);
     // [pool.S3] relaxed: cancel is best effort for tasks already taken; the
     // flag guards no data (a stale false just runs the task, which is allowed).
-    if (cancelling_.load(PILFER_SITE("pool.S3", relaxed))) {
-      t->fn(t, task_op::cancel, &sink_);
-      w.bump(counter::tasks_cancelled);
-    } else {
-      t->fn(t, task_op::run, &sink_);
-      w.bump(counter::tasks_run);
-    }
+    const bool cancel = cancelling_.load(PILFER_SITE("pool.S3", relaxed));
+    const bool live = t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
+    w.current = outer;
+    w.bump(!live ? counter::tombstones : cancel ? counter::tasks_cancelled : counter::tasks_run);
     if (counted) finish_pending();
   }
 
@@ -500,7 +501,8 @@ class basic_pool {
   }
 
   /// One round over all victims, nearest group first, random start within a
-  /// group. Batch-steals (up to half) into the own deque.
+  /// group, then the spares (a spare scans every other thread). Batch-steals
+  /// (up to half) into the own deque.
   task_base* steal(worker& w) {
     for (unsigned attempt = 0; attempt < 4; ++attempt) {
       bool retry = false;
@@ -508,18 +510,28 @@ class basic_pool {
         const std::size_t n = group.size();
         const std::size_t start = static_cast<std::size_t>(Sync::random(n));
         for (std::size_t k = 0; k < n; ++k) {
-          worker& v = *workers_[group[(start + k) % n]];
-          steal_result<task_base*> r = v.stealer.steal_batch_and_pop(w.deque);
-          if (r.is_success()) {
-            w.bump(counter::steals);
-            return r.value;
-          }
-          w.bump(counter::failed_steals);
-          retry = retry || r.is_retry();
+          if (task_base* t = steal_from(w, at(group[(start + k) % n]), retry)) return t;
         }
+      }
+      const unsigned k = created();
+      const unsigned first = w.spare ? 0u : n_;
+      for (unsigned i = first; i < k; ++i) {
+        if (i == w.index) continue;
+        if (task_base* t = steal_from(w, at(i), retry)) return t;
       }
       if (!retry) break;
     }
+    return nullptr;
+  }
+
+  task_base* steal_from(worker& w, worker& v, bool& retry) {
+    steal_result<task_base*> r = v.stealer.steal_batch_and_pop(w.deque);
+    if (r.is_success()) {
+      w.bump(counter::steals);
+      return r.value;
+    }
+    w.bump(counter::failed_steals);
+    retry = retry || r.is_retry();
     return nullptr;
   }
 
@@ -531,14 +543,14 @@ class basic_pool {
 
   bool has_work(const worker& w) const {
     if (!w.mailbox.empty() || !high_.empty() || !injector_.empty() || !w.deque.empty()) return true;
-    for (const auto& v : workers_)
-      if (v.get() != &w && !v->stealer.empty()) return true;
+    const unsigned k = created();
+    for (unsigned i = 0; i < k; ++i)
+      if (i != w.index && !at(i).stealer.empty()) return true;
     return false;
   }
 
   void enter_searching() noexcept {
-    // [sleep.S1] seq_cst: a notifier that reads this count after its
-    // [sleep.N1] fence skips waking; see sleep.md.
+    // [sleep.S1] seq_cst: see on_wake().
     searching_.fetch_add(1, PILFER_SITE("sleep.S1", seq_cst));
   }
 
@@ -550,326 +562,464 @@ class basic_pool {
     return last;
   }
 
-  void worker_main(worker& w) {
-    Sync::template thread_slot<detail::worker_slot_key<Sync>>() = &w;
-    for (;;) {
-      if (task_base* t = find_task(w)) {
-        execute(w, t);
-        continue;
-      }
-      // Searching: back off with randomised exponential spins between full
-      // rounds (POOL-6), then park (POOL-4).
-      enter_searching();
-      task_base* t = nullptr;
-      for (unsigned round = 0; round < opts_.spin_rounds && t == nullptr; ++round) {
-        w.bump(counter::backoff_rounds);
-        if constexpr (!Sync::is_model) {
-          if (opts_.on_backoff) {
-            const unsigned e = std::min(round + 1, opts_.backoff_cap);
-            const std::uint64_t spins = 1 + Sync::random(std::uint64_t{1} << e);
-            opts_.on_backoff(w.index, round, spins);
-            for (std::uint64_t i = 0; i < spins; ++i) Sync::spin_hint();
-          } else {
-            backoff_spin(round);
-          }
+  /// Searching: randomised exponential back-off between full rounds (POOL-6).
+  task_base* search(worker& w) {
+    for (unsigned round = 0; round < opts_.spin_rounds; ++round) {
+      w.bump(counter::backoff_rounds);
+      w.set_state(worker_state::backing_off);
+      if constexpr (!Sync::is_model) {
+        if (opts_.on_backoff) {
+          const unsigned e = std::min(round + 1, opts_.backoff_cap);
+          const std::uint64_t spins = 1 + Sync::random(std::uint64_t{1} << e);
+          opts_.on_backoff(w.index, round, spins);
+          for (std::uint64_t i = 0; i < spins; ++i) Sync::spin_hint();
         } else {
-          Sync::yield();
+          backoff_spin(round);
         }
-        t = find_task(w);
+      } else {
+        Sync::yield();
+      }
+      w.set_state(worker_state::searching);
+      if (task_base* t = find_task(w)) return t;
+    }
+    return nullptr;
+  }
+
+  /// The worker loop. `searching`: this thread was started as a counted
+  /// searcher (a spare). Invariant W (sleep.md): while an item is queued and
+  /// a worker is parked, some worker is counted in searching_ and will look
+  /// at every queue after the item's push.
+  void worker_main(worker& w, bool searching) {
+    constexpr bool old = mutation == detail::pool_mutation::old_sleep_protocol;
+    Sync::template thread_slot<detail::worker_slot_key<Sync>>() = &w;
+    w.set_state(searching ? worker_state::searching : worker_state::running);
+    for (;;) {
+      task_base* t = find_task(w);
+      if (t == nullptr) {
+        if (!searching) {
+          enter_searching();
+          searching = true;
+        }
+        t = search(w);
       }
       if (t != nullptr) {
-        // Found work while searching: if we were the last searcher and more
-        // work is visible, hand the search on (a notifier may have skipped
-        // waking anyone because we were searching).
-        if (leave_searching() && has_work(w)) ec_.notify_one();
+        // The last searcher to find work hands the search on: a notifier may
+        // have skipped waking anyone because we searched. The woken worker
+        // is counted as a searcher (on_wake), so it hands on in turn.
+        if (searching) {
+          searching = false;
+          if (leave_searching() && has_work(w)) wake_one();
+        }
         execute(w, t);
+        if (w.spare && w.deque.empty() && surplus()) {
+          if (!retire(w)) break;
+          searching = true;
+        }
         continue;
       }
+      searching = false;
       leave_searching();
       if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) break;
+      if (w.spare && surplus()) {
+        if (!retire(w)) break;
+        searching = true;
+        continue;
+      }
+      w.set_state(worker_state::parked);
       ec_.prepare_wait(w.waiter);
       detail::event_count<Sync>::fence_after_prepare();  // [sleep.W2]
-      if (has_work(w) || stopping_.load(PILFER_SITE("pool.S2", seq_cst))) {
-        ec_.cancel_wait(w.waiter);
-        // Hand-off, as the last searcher does above: several pushes may have
-        // skipped waking anyone because of our search ([sleep.N4]), and a
-        // notifier may have picked us while we re-checked (its wake-up is
-        // absorbed here). We take ONE item (and may block in it): if more are
-        // visible, wake a sleeper for them. Found by the model scenario
-        // pool.two_items_one_searcher (sleep.md "skip").
-        t = find_task(w);
-        if (t != nullptr) {
-          if (has_work(w)) ec_.notify_one();
-          execute(w, t);
+      const bool stop = stopping_.load(PILFER_SITE("pool.S2", seq_cst));
+      if (stop || has_work(w)) {
+        // Not linked any more: a notifier picked us and counted us as a
+        // searcher (its wake-up is absorbed here). Still linked: count
+        // ourselves. Either way we search again, as a counted searcher.
+        const bool counted = !ec_.cancel_wait(w.waiter) && !old;
+        if (stop) {
+          if (counted) leave_searching();
+          break;
         }
+        if constexpr (old) {
+          // The old protocol: take one item, wake one more if more is seen.
+          t = find_task(w);
+          if (t != nullptr) {
+            if (has_work(w)) wake_one();
+            execute(w, t);
+          }
+          continue;
+        }
+        if (!counted) enter_searching();
+        searching = true;
+        w.set_state(worker_state::searching);
         continue;
       }
       w.bump(counter::parks);
       ec_.commit_wait(w.waiter);
       w.bump(counter::wakeups);
+      if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) {
+        if (!old) leave_searching();
+        break;
+      }
+      searching = !old;
+      w.set_state(worker_state::searching);
     }
+    w.set_state(worker_state::stopped);
     Sync::template thread_slot<detail::worker_slot_key<Sync>>() = nullptr;
+  }
+
+  // ---------------------------------------------------------------- spares
+  //
+  // blocked_ counts threads blocked inside a wait; spares_active_ counts
+  // spare threads not retired. A thread about to block makes sure that
+  // spares_active_ >= blocked_ (waking a retired spare or starting one, up to
+  // max_spare_workers), so `size()` threads keep running tasks (POOL-20). A
+  // spare whose deque is empty retires while spares_active_ > blocked_.
+  // All of it under spare_mu_: blocking already costs a futex call.
+
+  bool surplus() const noexcept {
+    // [pool.W2] relaxed: a hint; retire() re-checks under spare_mu_.
+    return spares_active_hint_.load(PILFER_SITE("pool.W2", relaxed)) > blocked_hint_.load(PILFER_SITE("pool.W2", relaxed));
+  }
+
+  void publish_spare_counts() noexcept {
+    spares_active_hint_.store(spares_active_.read(), PILFER_SITE("pool.W2", relaxed));
+    blocked_hint_.store(blocked_.read(), PILFER_SITE("pool.W2", relaxed));
+  }
+
+  /// Under spare_mu_: wake a retired spare or start a new one, counted as a
+  /// searcher. False when max_spare_workers are all active.
+  bool activate_spare_locked() {
+    auto& idle = idle_spares_.write();
+    if (!idle.empty()) {
+      worker* s = idle.back();
+      idle.pop_back();
+      spares_active_.write() += 1;
+      publish_spare_counts();
+      on_wake();
+      // [pool.W3] release: the spare's next look at the queues follows this.
+      s->spare_signal.store(1, PILFER_SITE("pool.W3", release));
+      s->spare_signal.notify_one();
+      return true;
+    }
+    const unsigned k = created_.load(PILFER_SITE("pool.W1", relaxed));
+    if (k >= capacity_) return false;
+    auto owned = std::make_unique<worker>(this, k, true);
+    worker& s = *owned;
+    owned_.push_back(std::move(owned));
+    slots_[k].store(&s, PILFER_SITE("pool.W1", relaxed));
+    created_.store(k + 1, PILFER_SITE("pool.W1", release));
+    spares_active_.write() += 1;
+    publish_spare_counts();
+    on_wake();
+    try {
+      s.thread = typename Sync::thread([this, &s] { worker_main(s, !(mutation == detail::pool_mutation::old_sleep_protocol)); });
+      configure_thread(s);
+    } catch (...) {
+      // No thread (resource limit): the slot stays, as a worker that never
+      // runs; undo the counts.
+      spares_active_.write() -= 1;
+      publish_spare_counts();
+      if constexpr (mutation != detail::pool_mutation::old_sleep_protocol) leave_searching();
+      return false;
+    }
+    return true;
+  }
+
+  /// A spare with nothing to do while the pool has more spares than blocked
+  /// waits parks on its idle list. Returns false when the pool stops.
+  bool retire(worker& w) {
+    {
+      std::lock_guard<typename Sync::mutex> g(spare_mu_);
+      if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) return false;
+      if (spares_active_.read() <= blocked_.read()) return true;  // needed after all
+      spares_active_.write() -= 1;
+      publish_spare_counts();
+      w.spare_signal.store(0, PILFER_SITE("pool.W3", relaxed));
+      idle_spares_.write().push_back(&w);
+    }
+    w.set_state(worker_state::parked);
+    while (w.spare_signal.load(PILFER_SITE("pool.W3", acquire)) == 0)
+      w.spare_signal.wait(0, PILFER_SITE("pool.W3", acquire));
+    w.set_state(worker_state::searching);
+    // 1: activated by activate_spare_locked (counted as a searcher);
+    // 2: shutdown (not counted): exit.
+    return w.spare_signal.load(PILFER_SITE("pool.W3", acquire)) == 1;
+  }
+
+  void begin_blocking(worker& w) {
+    w.set_state(worker_state::waiting);
+    w.bump(counter::blocked_waits);
+    if constexpr (Sync::is_model) return;
+    bool report = false;
+    {
+      std::lock_guard<typename Sync::mutex> g(spare_mu_);
+      blocked_.write() += 1;
+      publish_spare_counts();
+      if (spares_active_.read() < blocked_.read() && !activate_spare_locked() && !limit_reported_.read()) {
+        limit_reported_.write() = true;
+        report = true;
+      }
+    }
+    if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_)));
+  }
+
+  void end_blocking(worker& w) {
+    if constexpr (!Sync::is_model) {
+      std::lock_guard<typename Sync::mutex> g(spare_mu_);
+      blocked_.write() -= 1;
+      publish_spare_counts();
+    }
+    w.set_state(worker_state::running);
+  }
+
+  // ---------------------------------------------------------------- waits
+
+  /// Fairness inside joins and waits (POOL-8): every injector_interval join
+  /// arms / waited tasks, if injector or high-priority work is queued, make
+  /// sure another thread looks at it — this frame may not run it (running an
+  /// unrelated task on top of a waiting frame can deadlock, POOL-19).
+  void due_check(worker& w) {
+    if (++w.tick < opts_.injector_interval) return;
+    w.tick = 0;
+    if (injector_.empty() && high_.empty()) return;
+    w.bump(counter::handoffs);
+    detail::event_count<Sync>::fence_before_notify();  // [sleep.N1]
+    if (searching_.load(PILFER_SITE("sleep.N4", relaxed)) != 0) return;
+    if (wake_one()) return;
+    if constexpr (!Sync::is_model) {
+      std::lock_guard<typename Sync::mutex> g(spare_mu_);
+      activate_spare_locked();  // a surplus spare: it takes the work and retires
+    }
+  }
+
+  /// A task this frame may not run: hand it to the injector (exactly once is
+  /// kept: we took it exclusively).
+  void reroute(worker& w, task_base* t) {
+    injector_.push(t);
+    w.bump(counter::rerouted);
+    notify_work();
+  }
+
+  /// One steal attempt per other thread (random start), for a wait.
+  task_base* steal_for_wait(worker& w) {
+    const unsigned k = created();
+    if (k <= 1) return nullptr;
+    const unsigned start = static_cast<unsigned>(Sync::random(k));
+    for (unsigned j = 0; j < k; ++j) {
+      const unsigned i = (start + j) % k;
+      if (i == w.index) continue;
+      steal_result<task_base*> r = at(i).stealer.steal();
+      if (r.is_success()) {
+        w.bump(counter::steals);
+        return r.value;
+      }
+    }
+    return nullptr;
+  }
+
+  /// The wait protocol (POOL-11, POOL-19, POOL-20), for a worker whose
+  /// target is not done and not runnable by it directly: run tasks that
+  /// descend from the target (`ours`), reroute anything else it stole, back
+  /// off a few rounds, then block — with a spare keeping the parallelism.
+  template <class Done, class Ours, class Block>
+  void await(worker& w, Done&& done, Ours&& ours, Block&& block) {
+    if constexpr (mutation == detail::pool_mutation::old_helping) {
+      // The old helping wait: run anything until done (deadlocks on acyclic
+      // wait-for graphs; stack depth grows with the queue).
+      while (!done()) {
+        if (task_base* t = find_task(w)) {
+          execute(w, t);
+        } else {
+          Sync::yield();
+        }
+      }
+      return;
+    } else {
+      const unsigned rounds = Sync::is_model ? 1u : std::max(1u, opts_.spin_rounds);
+      unsigned idle = 0;
+      while (!done()) {
+        due_check(w);
+        if (task_base* x = steal_for_wait(w)) {
+          if (detail::descends_from(x, ours)) {
+            execute(w, x);
+            idle = 0;
+            continue;
+          }
+          reroute(w, x);
+        }
+        if (++idle < rounds) {
+          if constexpr (Sync::is_model) {
+            Sync::yield();
+          } else {
+            backoff_spin(idle);
+          }
+          continue;
+        }
+        begin_blocking(w);
+        block();
+        end_blocking(w);
+        return;
+      }
+    }
+  }
+
+  /// join(): push the second branch onto the own deque.
+  void join_push(worker& w, detail::join_branch<Sync>* job) {
+    w.deque.push(job);
+    w.bump(counter::join_pushes);
+    notify_work();
+  }
+
+  /// join(): after the first branch, pop the second back and run it, or wait
+  /// for its thief. Tasks the first branch left above it (spawned, not
+  /// waited for) are not run on this frame: they go to the injector.
+  void join_finish(worker& w, detail::join_branch<Sync>& job) {
+    due_check(w);
+    while (std::optional<task_base*> t = w.deque.pop()) {
+      w.bump(counter::local_pops);
+      if (*t == &job) {
+        execute(w, &job);
+        return;
+      }
+      if constexpr (mutation == detail::pool_mutation::old_helping) {
+        execute(w, *t);
+        if (job.is_done()) return;
+      } else {
+        reroute(w, *t);
+      }
+    }
+    if (job.is_done()) return;
+    await(
+        w, [&] { return job.is_done(); }, [&](task_base* x) { return x == &job; }, [&] { job.block(); });
+  }
+
+  /// Pop the own deque's top if `mine(top)`, else leave it there.
+  template <class Mine>
+  task_base* pop_own_if(worker& w, Mine&& mine) {
+    std::optional<task_base*> t = w.deque.pop();
+    if (!t) return nullptr;
+    if (mine(*t)) {
+      w.bump(counter::local_pops);
+      return *t;
+    }
+    w.deque.push(*t);
+    return nullptr;
+  }
+
+  /// Run a handle task that this wait claimed (its queue entry is now a tombstone).
+  void run_claimed(worker& w, task_base* t) noexcept {
+    task_base* const outer = w.current;
+    w.current = t;
+    w.set_state(worker_state::running);
+    t->fn(t, task_op::run_claimed, &sink_);
+    w.current = outer;
+    w.bump(counter::claimed);
+    w.bump(counter::tasks_run);
   }
 
   pool_options opts_;
   detail::uncaught_sink sink_;
   pilfer::topology topo_;
   std::vector<unsigned> placement_;
-  std::vector<std::unique_ptr<worker>> workers_;
+  unsigned n_ = 0;
+  unsigned capacity_ = 0;
+  std::unique_ptr<atomic_t<Sync, worker*>[]> slots_;  // [0, created_) usable
+  std::vector<std::unique_ptr<worker>> owned_;        // written under spare_mu_ (and the constructor)
   basic_injector<task_base*, Sync> injector_;
   basic_injector<task_base*, Sync> high_;
   detail::event_count<Sync> ec_;
+  // Written per task: alone on its line.
   alignas(cache_line) atomic_t<Sync, std::uint64_t> pending_{0};
+  // Written per search episode: alone on its line.
   alignas(cache_line) atomic_t<Sync, std::uint32_t> searching_{0};
+  // Read by every task / submission, written once: a read-mostly line.
   alignas(cache_line) atomic_t<Sync, bool> closed_{false};
   atomic_t<Sync, bool> cancelling_{false};
   atomic_t<Sync, bool> stopping_{false};
-  atomic_t<Sync, std::uint64_t> injector_pushes_{0};
+  atomic_t<Sync, unsigned> created_{0};
+  // Written by outside submissions only.
+  alignas(cache_line) atomic_t<Sync, std::uint64_t> injector_pushes_{0};
   atomic_t<Sync, std::uint64_t> priority_pushes_{0};
+  // Spares (slow path).
+  alignas(cache_line) typename Sync::mutex spare_mu_;
+  cell_t<Sync, unsigned> blocked_{0u};
+  cell_t<Sync, unsigned> spares_active_{0u};
+  cell_t<Sync, std::vector<worker*>> idle_spares_{};
+  cell_t<Sync, bool> limit_reported_{false};
+  atomic_t<Sync, unsigned> blocked_hint_{0};
+  atomic_t<Sync, unsigned> spares_active_hint_{0};
   typename Sync::mutex shutdown_mu_;
   cell_t<Sync, bool> joined_{false};
 };
 
 using pool = basic_pool<>;
 
-// ---------------------------------------------------------------- handles
-
-template <class R, class Sync>
-void basic_task_handle<R, Sync>::wait() const {
-  assert(s_ && "task_handle::wait: no shared state");
-  if (s_->code() != state::pending) return;
-  auto* p = static_cast<basic_pool<Sync>*>(s_->pool);
-  if (p->on_worker()) {
-    p->help_until([this] { return s_->code() != state::pending; });
-  } else {
-    s_->block();
-  }
-}
-
-template <class R, class Sync>
-R basic_task_handle<R, Sync>::get() {
-  wait();
-  switch (s_->code()) {
-    case state::has_value:
-      if constexpr (std::is_void_v<R>) {
-        return;
-      } else {
-        assert(s_->value.read().has_value() && "task_handle::get called twice");
-        if (!s_->value.read().has_value())
-          throw std::logic_error("pilfer: task_handle::get called twice (the value was moved out by the first call)");
-        R r = std::move(*s_->value.write());
-        s_->value.write().reset();  // a second get() is then detected, not a moved-from value
-        return r;
-      }
-    case state::has_error:
-      std::rethrow_exception(s_->error.read());
-    default:
-      throw task_cancelled{};
-  }
-}
-
-// ---------------------------------------------------------------- join
-
-/// Run `a` and `b`, potentially in parallel; return when both finished.
-/// On a worker: `b` is pushed onto the own deque (a thief may take it), `a`
-/// runs inline, then `b` is popped back or its thief is helped (POOL-11).
-/// Elsewhere: the whole join runs as one task of `p` and the caller blocks.
-/// If a branch throws, the other still completes; `a`'s exception wins.
-template <class Sync, class A, class B>
-void join(basic_pool<Sync>& p, A&& a, B&& b) {
-  if (!p.on_worker()) {
-    p.submit([&] { join(p, a, b); }).get();
-    return;
-  }
-  detail::stack_job<std::remove_reference_t<B>, Sync> job(b);
-  p.push_join_job(&job);
-  std::exception_ptr ea;
-  try {
-    a();
-  } catch (...) {
-    ea = std::current_exception();
-  }
-  p.finish_join(job);
-  if (ea) std::rethrow_exception(ea);
-  if (job.error.read()) std::rethrow_exception(job.error.read());
-}
-
-// ---------------------------------------------------------------- task_group
-
-/// A set of tasks waited for together. run() from any thread; wait() helps on
-/// a worker of the pool, blocks elsewhere, and rethrows the first exception
-/// (task_cancelled for cancelled tasks). The destructor waits; an exception
-/// nobody collected goes to the pool's on_uncaught handler.
-template <class Sync>
-class basic_task_group {
- public:
-  explicit basic_task_group(basic_pool<Sync>& p) noexcept : pool_(p) {}
-  basic_task_group(const basic_task_group&) = delete;
-  basic_task_group& operator=(const basic_task_group&) = delete;
-  ~basic_task_group() {
-    wait_all();
-    std::exception_ptr e;
-    {
-      std::lock_guard<typename Sync::mutex> g(mu_);
-      e = std::exchange(error_.write(), nullptr);
-    }
-    if (e) pool_.sink().report(e);
-  }
-
-  template <class F>
-  void run(F&& f, task_options o = {}) {
-    using T = detail::group_task<std::decay_t<F>, basic_task_group, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f), this);
-    // [pool.G1] relaxed: ordered before the task's decrement by the queue's
-    // publication (push release / steal acquire).
-    count_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
-    try {
-      pool_.enqueue(t, o);
-    } catch (...) {
-      Sync::destroy(t);
-      complete(nullptr);
-      throw;
-    }
-  }
-
-  void wait() {
-    wait_all();
-    std::exception_ptr e;
-    {
-      std::lock_guard<typename Sync::mutex> g(mu_);
-      e = std::exchange(error_.write(), nullptr);
-    }
-    if (e) std::rethrow_exception(e);
-  }
-
- private:
-  friend class basic_pool<Sync>;
-
-  // [pool.G2] acquire: pairs with the completers' acq_rel decrement: the tasks'
-  // effects are visible once the count reads 0.
-  bool done() const noexcept { return count_.load(PILFER_SITE("pool.G2", acquire)) == 0; }
-
-  void wait_all() {
-    if (pool_.on_worker()) {
-      pool_.help_until([this] { return done(); });
-    } else {
-      for (;;) {
-        std::uint32_t g;
-        {
-          std::lock_guard<typename Sync::mutex> lk(mu_);
-          if (done()) break;
-          // [pool.G3] relaxed: read under mu_, which also guards every write of gen_.
-          g = gen_.load(PILFER_SITE("pool.G3", relaxed));
-          blocked_.write() += 1;
-        }
-        gen_.wait(g, PILFER_SITE("pool.G3", acquire));
-        std::lock_guard<typename Sync::mutex> lk(mu_);
-        blocked_.write() -= 1;
-      }
-    }
-    // Completers decrement under mu_ and touch nothing after unlocking; this
-    // lock/unlock orders our return (and the group's destruction) after the
-    // last completer's unlock.
-    std::lock_guard<typename Sync::mutex> lk(mu_);
-  }
-
-  template <class, class, class>
-  friend struct detail::group_task;
-
-  // Called by a finished or cancelled group_task after it freed itself.
-  void complete(std::exception_ptr e) noexcept {
-    std::lock_guard<typename Sync::mutex> lk(mu_);
-    if (e && !error_.read()) error_.write() = e;
-    // [pool.G2] release (under mu_): pairs with the acquire in done().
-    if (count_.fetch_sub(1, PILFER_SITE("pool.G2", acq_rel)) == 1 && blocked_.read() != 0) {
-      gen_.store(gen_.load(PILFER_SITE("pool.G3", relaxed)) + 1, PILFER_SITE("pool.G3", release));
-      gen_.notify_all();
-    }
-  }
-
-  basic_pool<Sync>& pool_;
-  typename Sync::mutex mu_;
-  atomic_t<Sync, std::uint64_t> count_{0};
-  atomic_t<Sync, std::uint32_t> gen_{0};
-  cell_t<Sync, std::exception_ptr> error_{};
-  cell_t<Sync, unsigned> blocked_{0u};
-};
-
-using task_group = basic_task_group<>;
-
-// ---------------------------------------------------------------- loops
-
 namespace detail {
 
-/// Adaptive splitting (seed 000 "automatic chunking"; Tzannes' lazy binary
-/// splitting as done by Rayon): a range is halved while it is larger than
-/// `grain` and the split budget lasts; the budget halves at each split and is
-/// refilled to size() when a half was stolen (ran on another worker than the
-/// one that split it) — thieves are hungry, so make more pieces.
-template <class Sync, class I, class F>
-void pfor_rec(basic_pool<Sync>& p, I b, I e, std::size_t grain, unsigned splits, unsigned origin, F& f) {
-  const unsigned me = p.current_worker_index().value_or(origin);
-  if (me != origin) splits = std::max(splits, p.size());
-  if (static_cast<std::size_t>(e - b) > grain && splits > 0) {
-    splits /= 2;
-    const I mid = static_cast<I>(b + (e - b) / 2);
-    join(p, [&] { pfor_rec(p, b, mid, grain, splits, me, f); },
-         [&] { pfor_rec(p, mid, e, grain, splits, me, f); });
-    return;
-  }
-  for (I i = b; i < e; ++i) f(i);
-}
+/// The narrow internal interface of basic_pool for handles, groups and join.
+template <class Sync>
+struct pool_access {
+  using pool_type = basic_pool<Sync>;
+  using worker = pool_worker<Sync>;
 
-template <class Sync, class I, class T, class M, class R>
-T preduce_rec(basic_pool<Sync>& p, I b, I e, const T& identity, std::size_t grain, unsigned splits,
-              unsigned origin, M& map, R& reduce) {
-  const unsigned me = p.current_worker_index().value_or(origin);
-  if (me != origin) splits = std::max(splits, p.size());
-  if (static_cast<std::size_t>(e - b) > grain && splits > 0) {
-    splits /= 2;
-    const I mid = static_cast<I>(b + (e - b) / 2);
-    std::optional<T> l, r;
-    join(p, [&] { l.emplace(preduce_rec(p, b, mid, identity, grain, splits, me, map, reduce)); },
-         [&] { r.emplace(preduce_rec(p, mid, e, identity, grain, splits, me, map, reduce)); });
-    return reduce(std::move(*l), std::move(*r));
+  static worker* current(const pool_type& p) noexcept { return p.current(); }
+  /// The task the calling worker executes (nullptr off the pool's workers).
+  static task_base* current_task(const pool_type& p) noexcept {
+    worker* w = p.current();
+    return w != nullptr ? w->current : nullptr;
   }
-  T acc = identity;
-  for (I i = b; i < e; ++i) acc = reduce(std::move(acc), map(i));
-  return acc;
-}
+  static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
+  static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
 
-inline constexpr unsigned no_worker = ~0u;
+  /// task_handle::wait(): claim the task if it has not started, else wait
+  /// (helping only its descendants, then blocking).
+  template <class R>
+  static void wait_handle(pool_type& p, result_state<R, Sync>* s) {
+    using state = result_state<R, Sync>;
+    if (s->code() != state::pending) return;
+    worker* w = p.current();
+    if (w == nullptr) {
+      s->block();
+      return;
+    }
+    if (task_base* t = p.pop_own_if(*w, [s](task_base* x) { return x == s; })) {
+      p.execute(*w, t);  // the queue entry itself: no tombstone
+      if (s->code() != state::pending) return;
+    }
+    if constexpr (pool_type::mutation != pool_mutation::old_helping) {
+      // An affinity task is claimed only by its own worker (POOL-15).
+      if ((s->affinity == ~0u || s->affinity == w->index) && s->claim()) {
+        p.run_claimed(*w, s);
+        return;
+      }
+    }
+    p.await(
+        *w, [s] { return s->code() != state::pending; }, [s](task_base* x) { return x == s; },
+        [s] { s->block(); });
+  }
+
+  static void join_push(pool_type& p, worker& w, join_branch<Sync>* job) { p.join_push(w, job); }
+  static void join_finish(pool_type& p, worker& w, join_branch<Sync>& job) { p.join_finish(w, job); }
+
+  /// task_group::wait() on a worker: run the group's tasks found on top of
+  /// the own deque, then wait (helping only the group's descendants).
+  template <class Group, class Done, class Block>
+  static void wait_group(pool_type& p, worker& w, const Group* g, Done&& done, Block&& block) {
+    auto mine = [g](task_base* x) {
+      return x->kind == task_kind::group && static_cast<group_member<Sync>*>(x)->group == g;
+    };
+    while (!done()) {
+      task_base* t = p.pop_own_if(w, mine);
+      if (t == nullptr) break;
+      p.due_check(w);
+      p.execute(w, t);
+    }
+    if (!done()) p.await(w, done, mine, block);
+  }
+};
 
 }  // namespace detail
-
-/// f(i) for every i in [begin, end) (empty if begin >= end), in parallel.
-/// grain: largest piece not split further (0 = automatic: adaptive).
-/// Exceptions: the first one (in join order) propagates; the rest of the
-/// range may or may not have run.
-template <class Sync, class I, class F>
-  requires std::is_integral_v<I>
-void parallel_for(basic_pool<Sync>& p, I begin, I end, F&& f, std::size_t grain = 0) {
-  if (!(begin < end)) return;
-  if (grain == 0) grain = 1;
-  if (!p.on_worker()) {
-    p.submit([&] { parallel_for(p, begin, end, f, grain); }).get();
-    return;
-  }
-  detail::pfor_rec(p, begin, end, grain, p.size(), *p.current_worker_index(), f);
-}
-
-/// reduce(...reduce(reduce(identity, map(begin)), map(begin+1))..., map(end-1)),
-/// computed in parallel; `reduce` must be associative and `identity` its
-/// neutral element (the order of operands is kept, commutativity is not needed).
-template <class Sync, class I, class T, class M, class R>
-  requires std::is_integral_v<I>
-T parallel_reduce(basic_pool<Sync>& p, I begin, I end, T identity, M&& map, R&& reduce, std::size_t grain = 0) {
-  if (!(begin < end)) return identity;
-  if (grain == 0) grain = 1;
-  if (!p.on_worker()) {
-    return p.submit([&] { return parallel_reduce(p, begin, end, identity, map, reduce, grain); }).get();
-  }
-  return detail::preduce_rec(p, begin, end, identity, grain, p.size(), *p.current_worker_index(), map, reduce);
-}
-
 }  // namespace pilfer
+
+#include "pilfer/parallel.hpp"
+#include "pilfer/task_group.hpp"
+#include "pilfer/task_handle.hpp"

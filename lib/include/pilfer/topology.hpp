@@ -30,11 +30,25 @@
 #include <string_view>
 #include <vector>
 
+#include <cstdio>
+#include <cstdlib>
+
 #if defined(PILFER_HAVE_HWLOC)
 #include <hwloc.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 namespace pilfer {
+
+/// CPUs this process may use: the size of its affinity mask
+/// (sched_getaffinity), further limited by a cgroup v2 CPU quota
+/// (/sys/fs/cgroup/cpu.max "quota period", rounded up) or v1
+/// (cpu.cfs_quota_us / cpu.cfs_period_us). At least 1. The pool's default
+/// number of workers.
+unsigned default_thread_count() noexcept;
 
 /// One logical CPU. `core`, `cache_group` and `numa_node` are dense indices
 /// (0..n-1) unique across the machine; `os_index` is what the OS calls it
@@ -222,26 +236,47 @@ class topology {
   }
 
   /// For `workers` workers: index into pus() of each worker's home PU.
-  /// One worker per core first (cores in order of first appearance), then
-  /// further PUs of each core, wrapping around when workers > PUs.
+  /// One worker per core first, then further PUs of each core, wrapping
+  /// around when workers > PUs. Cores are taken round-robin over the NUMA
+  /// nodes (node 0's first core, node 1's first core, node 0's second, ...),
+  /// so that k workers spread over the nodes (POOL-13): "node:2 core:4" with 4
+  /// workers puts 2 on each node. Within a node, cores in order of appearance.
   std::vector<unsigned> place(unsigned workers) const {
     std::vector<std::vector<unsigned>> by_core;  // PUs of each core, cores in order
     std::vector<unsigned> core_ids;
+    std::vector<unsigned> core_node;
     for (unsigned i = 0; i < pus_.size(); ++i) {
       auto it = std::find(core_ids.begin(), core_ids.end(), pus_[i].core);
       if (it == core_ids.end()) {
         core_ids.push_back(pus_[i].core);
+        core_node.push_back(pus_[i].numa_node);
         by_core.push_back({i});
       } else {
         by_core[static_cast<std::size_t>(it - core_ids.begin())].push_back(i);
       }
     }
+    // Cores of each node, nodes in order of appearance; then interleave.
+    std::vector<unsigned> nodes;
+    std::vector<std::vector<std::size_t>> cores_of_node;
+    for (std::size_t c = 0; c < by_core.size(); ++c) {
+      auto it = std::find(nodes.begin(), nodes.end(), core_node[c]);
+      if (it == nodes.end()) {
+        nodes.push_back(core_node[c]);
+        cores_of_node.push_back({c});
+      } else {
+        cores_of_node[static_cast<std::size_t>(it - nodes.begin())].push_back(c);
+      }
+    }
+    std::vector<std::size_t> core_order;
+    for (std::size_t r = 0; core_order.size() < by_core.size(); ++r)
+      for (const auto& cs : cores_of_node)
+        if (r < cs.size()) core_order.push_back(cs[r]);
     std::vector<unsigned> order;  // round r takes the r-th PU of each core that has one
     for (std::size_t r = 0;; ++r) {
       bool any = false;
-      for (auto& c : by_core)
-        if (r < c.size()) {
-          order.push_back(c[r]);
+      for (std::size_t c : core_order)
+        if (r < by_core[c].size()) {
+          order.push_back(by_core[c][r]);
           any = true;
         }
       if (!any) break;
@@ -288,5 +323,55 @@ class topology {
 
   std::vector<processing_unit> pus_;
 };
+
+namespace detail {
+/// ceil(quota / period) from a cgroup file, or 0 when there is no limit.
+inline unsigned cgroup_cpu_limit() noexcept {
+#if defined(__linux__)
+  auto ceil_div = [](long long q, long long p) -> unsigned {
+    if (q <= 0 || p <= 0) return 0;
+    return static_cast<unsigned>((q + p - 1) / p);
+  };
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu.max", "r")) {
+    char quota[32] = {};
+    long long period = 0;
+    const int got = std::fscanf(f, "%31s %lld", quota, &period);
+    std::fclose(f);
+    if (got == 2 && std::string_view(quota) != "max") return ceil_div(std::atoll(quota), period);
+    return 0;
+  }
+  long long q = -1, p = 0;
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "r")) {
+    if (std::fscanf(f, "%lld", &q) != 1) q = -1;
+    std::fclose(f);
+  }
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "r")) {
+    if (std::fscanf(f, "%lld", &p) != 1) p = 0;
+    std::fclose(f);
+  }
+  return ceil_div(q, p);
+#else
+  return 0;
+#endif
+}
+}  // namespace detail
+
+inline unsigned default_thread_count() noexcept {
+  unsigned n = 0;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) n = static_cast<unsigned>(CPU_COUNT(&set));
+  if (n == 0) {
+    const long c = ::sysconf(_SC_NPROCESSORS_ONLN);
+    n = c > 0 ? static_cast<unsigned>(c) : 1u;
+  }
+#else
+  n = 4;
+#endif
+  const unsigned quota = detail::cgroup_cpu_limit();
+  if (quota != 0 && quota < n) n = quota;
+  return n == 0 ? 1u : n;
+}
 
 }  // namespace pilfer

@@ -60,12 +60,15 @@ class event_count {
     Sync::fence(PILFER_SITE("sleep.W2", seq_cst));
   }
 
-  /// Step W3a: work was found after prepare_wait; leave the list. If a
-  /// notifier already picked us, its wake-up is simply absorbed: we are awake
-  /// and about to look for work anyway.
-  void cancel_wait(waiter& w) {
+  /// Step W3a: work was found after prepare_wait; leave the list. Returns
+  /// true when we were still linked; false when a notifier already picked us
+  /// (its wake-up, and whatever its `on_wake` accounted for us, is ours: we
+  /// are awake and about to look for work anyway).
+  bool cancel_wait(waiter& w) {
     std::lock_guard<typename Sync::mutex> g(mu_);
-    if (w.in_list.read()) unlink(w);
+    if (!w.in_list.read()) return false;
+    unlink(w);
+    return true;
   }
 
   /// Step W3b: sleep until a notifier picks this waiter.
@@ -79,8 +82,11 @@ class event_count {
   }
 
   /// Wake one sleeper if there is one. The caller has pushed its item and
-  /// issued fence_before_notify(). Returns whether somebody was woken.
-  bool notify_one() {
+  /// issued fence_before_notify(). `on_wake()` runs under the mutex for the
+  /// chosen sleeper before it is signalled (the pool counts it as a searcher
+  /// there). Returns whether somebody was woken.
+  template <class OnWake>
+  bool notify_one(OnWake&& on_wake) {
     // [sleep.N2] relaxed: ordered after the push by the caller's [sleep.N1].
     if (waiters_.load(PILFER_SITE("sleep.N2", relaxed)) == 0) return false;
     waiter* w = nullptr;
@@ -89,6 +95,7 @@ class event_count {
       w = top_.read();
       if (w == nullptr) return false;
       unlink(*w);
+      on_wake();
       // [sleep.N3] release: publishes the caller's push to the woken waiter.
       w->signal.store(1, PILFER_SITE("sleep.N3", release));
     }
@@ -98,9 +105,26 @@ class event_count {
     return true;
   }
 
-  /// Wake every sleeper (shutdown, affinity mailboxes). Issues its own
-  /// [sleep.N1] fence.
-  void notify_all() {
+  /// Wake `w` if it is asleep (affinity mailbox: a specific worker must
+  /// look). The caller pushed to w's mailbox and issued fence_before_notify().
+  /// If `w` is not linked it is awake, or it links itself later under the
+  /// same mutex and then re-checks its mailbox after [sleep.W2].
+  template <class OnWake>
+  bool notify_target(waiter& w, OnWake&& on_wake) {
+    {
+      std::lock_guard<typename Sync::mutex> g(mu_);
+      if (!w.in_list.read()) return false;
+      unlink(w);
+      on_wake();
+      w.signal.store(1, PILFER_SITE("sleep.N3", release));
+    }
+    w.signal.notify_one();
+    return true;
+  }
+
+  /// Wake every sleeper (shutdown, cancel). Issues its own [sleep.N1] fence.
+  template <class OnWake>
+  void notify_all(OnWake&& on_wake) {
     Sync::fence(PILFER_SITE("sleep.N1", seq_cst));
     if (waiters_.load(PILFER_SITE("sleep.N2", relaxed)) == 0) return;
     std::lock_guard<typename Sync::mutex> g(mu_);
@@ -110,6 +134,7 @@ class event_count {
     for (waiter* w = top_.read(); w != nullptr;) {
       waiter* next = w->next.read();
       w->in_list.write() = false;
+      on_wake();
       w->signal.store(1, PILFER_SITE("sleep.N3", release));
       w->signal.notify_one();
       w = next;

@@ -2,9 +2,19 @@
 //
 // A task is a `task_base*` in a deque/injector. task_base carries an
 // intrusive one-entry vtable: `fn(task, op, sink)` with op run / cancel /
-// destroy. Heap tasks are allocated through Sync::make so the model checker
-// tracks them (leak, double free, use after free); join() uses stack tasks
-// (`counted == false`) that are never freed by the pool.
+// destroy / run_claimed, returning whether the entry was a live task (false:
+// the tombstone of a task a wait claimed). Heap tasks are
+// allocated through Sync::make so the model checker tracks them (leak, double
+// free, use after free); join() uses stack tasks (`counted == false`) that are
+// never freed by the pool.
+//
+// Waits (lib/docs/pool.md "Waits"): a handle task can be CLAIMED by a thread
+// waiting for it (status bit `started_bit`, set by exactly one of the waiter
+// and the worker that dequeues it); the loser sees a tombstone and only drops
+// its reference. Join branches and group tasks carry a `parent` link — the
+// task whose execution waits for them — so a wait may run a task iff the task
+// descends, through such links, from what it waits for (never an unrelated
+// task on top of its frame).
 #pragma once
 
 #include <cstdint>
@@ -12,44 +22,34 @@
 #include <exception>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
+#include "pilfer/pool_options.hpp"
 #include "pilfer/sync.hpp"
 
 namespace pilfer {
+template <class Sync>
+class basic_pool;
+template <class Sync = std_sync>
+class basic_task_group;
+}  // namespace pilfer
 
-/// Thrown by submit()/spawn() from outside the pool after shutdown() began.
-class pool_closed : public std::runtime_error {
- public:
-  explicit pool_closed(const std::string& pool_name)
-      : std::runtime_error("pilfer pool '" + pool_name +
-                           "': task submitted after shutdown() began; the pool accepts no new work") {}
+namespace pilfer::detail {
+
+enum class task_op : unsigned char {
+  run,          ///< dequeued by a worker: claim (if claimable), run, drop the queue's reference
+  cancel,       ///< dequeued during shutdown(cancel): claim, discard, drop the queue's reference
+  destroy,      ///< last reference gone
+  run_claimed   ///< a wait claimed it: run the body and publish, keep the queue's reference
 };
 
-/// Thrown by task_handle::get(), task_group::wait() and join() for a task the
-/// pool discarded without running it (shutdown(shutdown_mode::cancel)).
-class task_cancelled : public std::runtime_error {
- public:
-  task_cancelled() : std::runtime_error("pilfer: task was cancelled by shutdown(shutdown_mode::cancel)") {}
-};
+/// What kind of task (for a wait deciding what it may run).
+enum class task_kind : unsigned char { spawn, handle, group, join_branch };
 
-enum class task_priority : unsigned char { normal, high };
-
-/// Per-task options. `affinity` pins the task to one worker (index < size()).
-struct task_options {
-  task_priority priority = task_priority::normal;
-  std::optional<unsigned> affinity{};
-};
-
-namespace detail {
-
-enum class task_op : unsigned char { run, cancel, destroy };
-
-/// Where exceptions of fire-and-forget tasks go (one per pool).
+/// Where exceptions nobody collects go (one per pool).
 struct uncaught_sink {
   std::string name;
   std::function<void(std::exception_ptr)> handler;
@@ -74,20 +74,42 @@ struct uncaught_sink {
 };
 
 struct task_base {
-  using fn_t = void (*)(task_base*, task_op, const uncaught_sink*) noexcept;
-  explicit task_base(fn_t f, bool c = true) noexcept : fn(f), counted(c) {}
+  using fn_t = bool (*)(task_base*, task_op, const uncaught_sink*) noexcept;
+  task_base(fn_t f, task_kind k, bool c = true) noexcept : fn(f), kind(k), counted(c) {}
   fn_t fn;
+  task_kind kind;
   bool counted;  // heap task counted in the pool's pending count
 };
+
+/// A task another task's execution waits for (join branch, group task):
+/// `parent` is that task (nullptr: waited for from outside any task).
+struct nested_task : task_base {
+  nested_task(fn_t f, task_kind k, bool c, task_base* up) noexcept : task_base(f, k, c), parent(up) {}
+  task_base* parent;
+};
+
+/// Does `t` descend from a task satisfying `is_target` through parent links?
+/// Every ancestor is alive: an ancestor's execution waits for its child, and
+/// `t` has not run. Handle and spawn tasks are roots (nobody's frame waits for
+/// them structurally).
+template <class Pred>
+bool descends_from(task_base* t, Pred&& is_target) noexcept {
+  for (;;) {
+    if (is_target(t)) return true;
+    if (t->kind != task_kind::group && t->kind != task_kind::join_branch) return false;
+    t = static_cast<nested_task*>(t)->parent;
+    if (t == nullptr) return false;
+  }
+}
 
 /// spawn(): fire and forget; exceptions go to the sink.
 template <class F, class Sync>
 struct spawn_task final : task_base {
   template <class G>
-  explicit spawn_task(G&& g) : task_base(&invoke), f(std::forward<G>(g)) {}
+  explicit spawn_task(G&& g) : task_base(&invoke, task_kind::spawn), f(std::forward<G>(g)) {}
   F f;
 
-  static void invoke(task_base* b, task_op op, const uncaught_sink* sink) noexcept {
+  static bool invoke(task_base* b, task_op op, const uncaught_sink* sink) noexcept {
     auto* self = static_cast<spawn_task*>(b);
     if (op == task_op::run) {
       try {
@@ -97,24 +119,32 @@ struct spawn_task final : task_base {
       }
     }
     Sync::destroy(self);
+    return op != task_op::destroy;
   }
 };
 
 /// The shared state behind a task_handle: the task itself plus its result.
-/// Two references at birth: the queue's (dropped after run/cancel) and the
-/// handle's.
+/// Two references at birth: the queue entry's (dropped by whoever dequeues
+/// it, after running it or skipping its tombstone) and the handle's.
 template <class R, class Sync>
 struct result_state : task_base {
   using value_type = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
-  enum : std::uint32_t { pending = 0, has_value = 1, has_error = 2, was_cancelled = 3, code_mask = 3, waiter_bit = 4 };
+  enum : std::uint32_t {
+    pending = 0, has_value = 1, has_error = 2, was_cancelled = 3, code_mask = 3,
+    waiter_bit = 4,        // a thread blocks on `status`: the completer must notify
+    started_bit = 8,       // claimed: by the worker that dequeued it or by a wait
+    dropped_bit = 16,      // the handle is gone: nobody will collect an error
+    collected_bit = 32     // get() took the error (or the handle will not report it)
+  };
 
-  result_state(fn_t f, void* p) noexcept : task_base(f), pool(p) {}
+  result_state(fn_t f, basic_pool<Sync>* p) noexcept : task_base(f, task_kind::handle), pool(p) {}
 
   atomic_t<Sync, std::uint32_t> status{pending};
   atomic_t<Sync, std::uint32_t> refs{2};
   cell_t<Sync, std::optional<value_type>> value{};
   cell_t<Sync, std::exception_ptr> error{};
-  void* pool;  // basic_pool<Sync>*, for helping waits
+  basic_pool<Sync>* pool;  // for waits (wait inside a task of this pool) and the uncaught sink
+  unsigned affinity = ~0u; // the only worker that may run it (task_options::affinity), or ~0u
 
   std::uint32_t code() const noexcept {
     // [pool.H1] acquire: pairs with [pool.H2]; the value/error written
@@ -122,11 +152,22 @@ struct result_state : task_base {
     return status.load(PILFER_SITE("pool.H1", acquire)) & code_mask;
   }
 
-  void complete(std::uint32_t c) noexcept {
+  /// Take the right to run (or cancel) the task. Exactly one caller wins.
+  bool claim() noexcept {
+    // [pool.H5] acq_rel: the winner's run is ordered after the submitter's
+    // construction (acquire: it may have reached the task through a handle,
+    // not a queue) and the loser sees the winner's claim.
+    return (status.fetch_or(started_bit, PILFER_SITE("pool.H5", acq_rel)) & started_bit) == 0;
+  }
+
+  /// Publish the outcome. Returns true when the handle was already dropped
+  /// and the outcome is an error nobody will collect (the caller reports it).
+  bool complete(std::uint32_t c) noexcept {
     // [pool.H2] acq_rel: release publishes value/error; acquire orders the
-    // read of waiter_bit set by a blocked waiter ([pool.H3]).
-    const std::uint32_t old = status.exchange(c, PILFER_SITE("pool.H2", acq_rel));
+    // read of waiter_bit / dropped_bit set by the handle side ([pool.H3]).
+    const std::uint32_t old = status.fetch_or(c, PILFER_SITE("pool.H2", acq_rel));
     if (old & waiter_bit) status.notify_all();
+    return c == has_error && (old & dropped_bit) != 0;
   }
 
   void release() noexcept {
@@ -134,10 +175,22 @@ struct result_state : task_base {
     if (refs.fetch_sub(1, PILFER_SITE("pool.H4", acq_rel)) == 1) fn(this, task_op::destroy, nullptr);
   }
 
-  /// Block the calling (non-worker) thread until complete.
+  /// The handle is dropped. Returns true when the task already failed and
+  /// nobody collected its error (the caller reports it).
+  bool drop() noexcept {
+    // [pool.H6] acq_rel: pairs with [pool.H2]: exactly one of the completer
+    // (sees dropped_bit) and the handle (sees has_error) reports.
+    const std::uint32_t old = status.fetch_or(dropped_bit, PILFER_SITE("pool.H6", acq_rel));
+    return (old & code_mask) == has_error && (old & collected_bit) == 0;
+  }
+
+  /// get() took the error: the handle's drop must not report it.
+  void mark_collected() noexcept { status.fetch_or(collected_bit, PILFER_SITE("pool.H6", relaxed)); }
+
+  /// Block the calling thread until complete (no spinning).
   void block() noexcept {
-    // [pool.H3] relaxed RMW: only announces a sleeper; the exchange in
-    // [pool.H2] reads it (RMW chain), so the notify cannot be missed.
+    // [pool.H3] relaxed RMW: only announces a sleeper; the RMW [pool.H2]
+    // reads it (RMW chain), so the notify cannot be missed.
     std::uint32_t s = status.fetch_or(waiter_bit, PILFER_SITE("pool.H3", relaxed)) | waiter_bit;
     while ((s & code_mask) == pending) {
       status.wait(s, PILFER_SITE("pool.H1", acquire));
@@ -150,52 +203,77 @@ template <class F, class R, class Sync>
 struct handle_task final : result_state<R, Sync> {
   using base = result_state<R, Sync>;
   template <class G>
-  handle_task(G&& g, void* p) : base(&invoke, p), f(std::in_place, std::forward<G>(g)) {}
+  handle_task(G&& g, basic_pool<Sync>* p) : base(&invoke, p), f(std::in_place, std::forward<G>(g)) {}
   std::optional<F> f;  // reset right after running: captures die before get() returns
 
-  static void invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
+  /// Run the body and publish. Returns "report the error now" (see complete()).
+  bool run_body() noexcept {
+    std::uint32_t c = base::has_value;
+    try {
+      if constexpr (std::is_void_v<R>) {
+        (*f)();
+        this->value.write().emplace();
+      } else {
+        this->value.write().emplace((*f)());
+      }
+    } catch (...) {
+      this->error.write() = std::current_exception();
+      c = base::has_error;
+    }
+    f.reset();
+    return this->complete(c);
+  }
+
+  static bool invoke(task_base* b, task_op op, const uncaught_sink* sink) noexcept {
     auto* self = static_cast<handle_task*>(b);
     switch (op) {
       case task_op::run: {
-        std::uint32_t c = base::has_value;
-        try {
-          if constexpr (std::is_void_v<R>) {
-            (*self->f)();
-            self->value.write().emplace();
-          } else {
-            self->value.write().emplace((*self->f)());
-          }
-        } catch (...) {
-          self->error.write() = std::current_exception();
-          c = base::has_error;
-        }
-        self->f.reset();
-        self->complete(c);
+        const bool won = self->claim();
+        if (won && self->run_body() && sink) sink->report(self->error.read());
         self->release();
-        break;
+        return won;
       }
-      case task_op::cancel:
-        self->f.reset();
-        self->complete(base::was_cancelled);
+      case task_op::run_claimed:
+        if (self->run_body() && sink) sink->report(self->error.read());
+        return true;
+      case task_op::cancel: {
+        const bool won = self->claim();
+        if (won) {
+          self->f.reset();
+          self->complete(base::was_cancelled);
+        }
         self->release();
-        break;
+        return won;
+      }
       case task_op::destroy:
         Sync::destroy(self);
-        break;
+        return false;
     }
+    return false;
   }
+};
+
+/// A task of a task_group; `parent` is the task that created the group (its
+/// execution waits for the group: the group's destructor waits).
+template <class Sync>
+struct group_member : nested_task {
+  using group_type = basic_task_group<Sync>;
+  group_member(fn_t f, group_type* gr, task_base* up) noexcept
+      : nested_task(f, task_kind::group, true, up), group(gr) {}
+  group_type* group;
 };
 
 /// task_group::run(): on completion or cancellation the task frees itself
 /// (so the captures die first) and then reports to the group.
-template <class F, class Group, class Sync>
-struct group_task final : task_base {
+template <class F, class Sync>
+struct group_task final : group_member<Sync> {
+  using group_type = basic_task_group<Sync>;
   template <class G>
-  group_task(G&& g, Group* gr) : task_base(&invoke), f(std::forward<G>(g)), group(gr) {}
+  group_task(G&& g, group_type* gr, task_base* up)
+      : group_member<Sync>(&invoke, gr, up), f(std::forward<G>(g)) {}
   F f;
-  Group* group;
 
-  static void invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
+  static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
     auto* self = static_cast<group_task*>(b);
     std::exception_ptr e;
     if (op == task_op::run) {
@@ -207,29 +285,67 @@ struct group_task final : task_base {
     } else if (op == task_op::cancel) {
       e = std::make_exception_ptr(task_cancelled{});
     }
-    Group* g = self->group;
+    group_type* g = self->group;
     Sync::destroy(self);
-    if (op != task_op::destroy) g->complete(e);
+    if (op != task_op::destroy) g->complete(std::move(e));
+    return op != task_op::destroy;
   }
 };
 
 /// join()'s second branch, living on the joiner's stack.
-template <class F, class Sync>
-struct stack_job final : task_base {
-  explicit stack_job(F& g) noexcept : task_base(&invoke, false), f(&g) {}
-  F* f;
+/// `done` = done_bit | waiter_bit; the joiner sleeps on its worker's
+/// `join_signal` word (which outlives the job), never on the job.
+template <class Sync>
+struct join_branch : nested_task {
+  enum : std::uint32_t { done_bit = 1, waiter_bit = 2 };
+  join_branch(fn_t f, task_base* up, atomic_t<Sync, std::uint32_t>* signal) noexcept
+      : nested_task(f, task_kind::join_branch, false, up), joiner_signal(signal) {}
   cell_t<Sync, std::exception_ptr> error{};
   atomic_t<Sync, std::uint32_t> done{0};
+  atomic_t<Sync, std::uint32_t>* joiner_signal;  // the joiner's worker's word (lives as long as the pool)
 
   bool is_done() const noexcept {
     // [pool.J2] acquire: pairs with [pool.J1]; error and the branch's
     // effects are visible to the joiner.
-    return done.load(PILFER_SITE("pool.J2", acquire)) != 0;
+    return (done.load(PILFER_SITE("pool.J2", acquire)) & done_bit) != 0;
   }
 
-  static void invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
+  void finish() noexcept {
+    atomic_t<Sync, std::uint32_t>* sig = joiner_signal;  // read before the job may die
+    // [pool.J1] acq_rel: release publishes the branch's effects and error;
+    // acquire reads the joiner's waiter_bit ([pool.J3]). Last touch of the
+    // job: the joiner may return as soon as it sees done_bit.
+    const std::uint32_t old = done.fetch_or(done_bit, PILFER_SITE("pool.J1", acq_rel));
+    if (old & waiter_bit) {
+      // [pool.J4] release: a new value for the joiner's futex word.
+      sig->fetch_add(1, PILFER_SITE("pool.J4", release));
+      sig->notify_one();
+    }
+  }
+
+  /// The joiner sleeps until done (its own worker's signal word).
+  void block() noexcept {
+    // [pool.J3] acq_rel: read the signal value first, then announce; the
+    // finisher's [pool.J1] reads the announcement and bumps the word after it.
+    const std::uint32_t seen = joiner_signal->load(PILFER_SITE("pool.J4", acquire));
+    if (done.fetch_or(waiter_bit, PILFER_SITE("pool.J3", acq_rel)) & done_bit) return;
+    std::uint32_t s = seen;
+    while (!is_done()) {
+      joiner_signal->wait(s, PILFER_SITE("pool.J4", acquire));
+      s = joiner_signal->load(PILFER_SITE("pool.J4", acquire));
+    }
+  }
+};
+
+template <class F, class Sync>
+struct stack_job final : join_branch<Sync> {
+  stack_job(F& g, task_base* up, atomic_t<Sync, std::uint32_t>* signal) noexcept
+      : join_branch<Sync>(&invoke, up, signal), f(&g) {}
+  F* f;
+
+  static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
     auto* self = static_cast<stack_job*>(b);
-    if (op == task_op::run) {
+    if (op == task_op::run || op == task_op::run_claimed) {
       try {
         (*self->f)();
       } catch (...) {
@@ -238,13 +354,11 @@ struct stack_job final : task_base {
     } else if (op == task_op::cancel) {
       self->error.write() = std::make_exception_ptr(task_cancelled{});
     } else {
-      return;  // destroy: the joiner's stack owns it
+      return false;  // destroy: the joiner's stack owns it
     }
-    // [pool.J1] release: last touch of the job; the joiner may return and
-    // pop the frame holding it as soon as it reads 1.
-    self->done.store(1, PILFER_SITE("pool.J1", release));
+    self->finish();
+    return true;
   }
 };
 
-}  // namespace detail
-}  // namespace pilfer
+}  // namespace pilfer::detail

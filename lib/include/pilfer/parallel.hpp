@@ -1,0 +1,130 @@
+// pilfer/parallel.hpp — fork-join on a pool: join, parallel_for, parallel_reduce.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "pilfer/pool.hpp"
+
+namespace pilfer {
+
+/// Run `a` and `b`, potentially in parallel; return when both finished.
+/// On a worker: `b` is pushed onto the own deque (a thief may take it), `a`
+/// runs inline, then `b` is popped back and run, or — stolen — the caller
+/// runs only tasks descending from `b` and otherwise sleeps until the thief
+/// is done (POOL-11, POOL-19). Tasks `a` spawned and left on the deque are
+/// moved to the injector, not run on this frame.
+/// Elsewhere: the whole join runs as one task of `p` and the caller blocks.
+/// If a branch throws, the other still completes; `a`'s exception wins.
+template <class Sync, class A, class B>
+void join(basic_pool<Sync>& p, A&& a, B&& b) {
+  using access = detail::pool_access<Sync>;
+  auto* w = access::current(p);
+  if (w == nullptr) {
+    p.submit([&] { join(p, a, b); }).get();
+    return;
+  }
+  detail::stack_job<std::remove_reference_t<B>, Sync> job(b, w->current, &w->join_signal);
+  access::join_push(p, *w, &job);
+  std::exception_ptr ea;
+  try {
+    a();
+  } catch (...) {
+    ea = std::current_exception();
+  }
+  access::join_finish(p, *w, job);
+  if (ea) std::rethrow_exception(ea);
+  if (job.error.read()) std::rethrow_exception(job.error.read());
+}
+
+namespace detail {
+
+/// Length of [b, e) for b < e, without signed overflow.
+template <class I>
+std::make_unsigned_t<I> range_length(I b, I e) noexcept {
+  using U = std::make_unsigned_t<I>;
+  return static_cast<U>(static_cast<U>(e) - static_cast<U>(b));
+}
+
+/// b + len/2 without signed overflow (the result lies in [b, e)).
+template <class I>
+I range_middle(I b, I e) noexcept {
+  using U = std::make_unsigned_t<I>;
+  return static_cast<I>(static_cast<U>(static_cast<U>(b) + range_length(b, e) / 2));
+}
+
+/// Adaptive splitting (seed 000 "automatic chunking"; Tzannes' lazy binary
+/// splitting as done by Rayon): a range is halved while it is larger than
+/// `grain` and the split budget lasts; the budget halves at each split and is
+/// refilled to size() when a half was stolen (ran on another worker than the
+/// one that split it) — thieves are hungry, so make more pieces.
+template <class Sync, class I, class F>
+void pfor_rec(basic_pool<Sync>& p, I b, I e, std::size_t grain, unsigned splits, unsigned origin, F& f) {
+  const unsigned me = p.current_worker_index().value_or(origin);
+  if (me != origin) splits = std::max(splits, p.size());
+  if (range_length(b, e) > grain && splits > 0) {
+    splits /= 2;
+    const I mid = range_middle(b, e);
+    join(p, [&] { pfor_rec(p, b, mid, grain, splits, me, f); },
+         [&] { pfor_rec(p, mid, e, grain, splits, me, f); });
+    return;
+  }
+  for (I i = b; i < e; ++i) f(i);
+}
+
+template <class Sync, class I, class T, class M, class R>
+T preduce_rec(basic_pool<Sync>& p, I b, I e, const T& identity, std::size_t grain, unsigned splits,
+              unsigned origin, M& map, R& reduce) {
+  const unsigned me = p.current_worker_index().value_or(origin);
+  if (me != origin) splits = std::max(splits, p.size());
+  if (range_length(b, e) > grain && splits > 0) {
+    splits /= 2;
+    const I mid = range_middle(b, e);
+    std::optional<T> l, r;
+    join(p, [&] { l.emplace(preduce_rec(p, b, mid, identity, grain, splits, me, map, reduce)); },
+         [&] { r.emplace(preduce_rec(p, mid, e, identity, grain, splits, me, map, reduce)); });
+    return reduce(std::move(*l), std::move(*r));
+  }
+  T acc = identity;
+  for (I i = b; i < e; ++i) acc = reduce(std::move(acc), map(i));
+  return acc;
+}
+
+}  // namespace detail
+
+/// f(i) for every i in [begin, end) (empty if begin >= end), in parallel.
+/// Any range of the index type, e.g. [INT_MIN, INT_MAX), is split without overflow.
+/// grain: largest piece not split further (0 = automatic: adaptive).
+/// Exceptions: the first one (in join order) propagates; the rest of the
+/// range may or may not have run.
+template <class Sync, class I, class F>
+  requires std::is_integral_v<I>
+void parallel_for(basic_pool<Sync>& p, I begin, I end, F&& f, std::size_t grain = 0) {
+  if (!(begin < end)) return;
+  if (grain == 0) grain = 1;
+  if (!p.current_worker_index()) {
+    p.submit([&] { parallel_for(p, begin, end, f, grain); }).get();
+    return;
+  }
+  detail::pfor_rec(p, begin, end, grain, p.size(), *p.current_worker_index(), f);
+}
+
+/// reduce(...reduce(reduce(identity, map(begin)), map(begin+1))..., map(end-1)),
+/// computed in parallel; `reduce` must be associative and `identity` its
+/// neutral element (the order of operands is kept, commutativity is not needed).
+template <class Sync, class I, class T, class M, class R>
+  requires std::is_integral_v<I>
+T parallel_reduce(basic_pool<Sync>& p, I begin, I end, T identity, M&& map, R&& reduce, std::size_t grain = 0) {
+  if (!(begin < end)) return identity;
+  if (grain == 0) grain = 1;
+  if (!p.current_worker_index()) {
+    return p.submit([&] { return parallel_reduce(p, begin, end, identity, map, reduce, grain); }).get();
+  }
+  return detail::preduce_rec(p, begin, end, identity, grain, p.size(), *p.current_worker_index(), map, reduce);
+}
+
+}  // namespace pilfer

@@ -1,0 +1,413 @@
+// The pool under blocking (issue 8): work conservation with a delayed
+// searcher, waits on acyclic wait-for graphs (handles, groups, join), the
+// stack depth of many waiters on one running task, fairness under join, and
+// the exception of a dropped handle.
+//
+// No timed assertions: each test asserts completion, a peak concurrency or a
+// depth; a watchdog turns a hang into a failure with a message (the process
+// exits non-zero) instead of hanging ctest. Figures are printed for the notes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "pilfer/pool.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Fails the test binary (exit 3, message on stderr, every worker's state)
+/// when the guarded block has not finished within `limit`.
+class watchdog {
+ public:
+  watchdog(const char* what, std::chrono::seconds limit, const pilfer::pool* p = nullptr)
+      : what_(what), pool_(p), t_([this, limit] {
+          std::unique_lock<std::mutex> lk(m_);
+          if (!cv_.wait_for(lk, limit, [this] { return done_; })) {
+            std::fprintf(stderr, "HANG: '%s' did not complete within %llds\n", what_,
+                         static_cast<long long>(limit.count()));
+            if (pool_ != nullptr)
+              for (const pilfer::worker_snapshot& s : pool_->snapshot())
+                std::fprintf(stderr, "  worker %u: %s, queued %zu, tasks run %llu\n", s.index,
+                             pilfer::to_string(s.state), s.queued, static_cast<unsigned long long>(s.tasks_run));
+            std::fflush(stderr);
+            std::_Exit(3);
+          }
+        }) {}
+  void watch(const pilfer::pool& p) { pool_ = &p; }
+  ~watchdog() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    t_.join();
+  }
+
+ private:
+  const char* what_;
+  const pilfer::pool* pool_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread t_;
+};
+
+/// Counts tasks running at once and remembers the peak.
+struct concurrency_meter {
+  counter now{0};
+  counter peak{0};
+  void enter() {
+    const std::uint64_t n = add(now) + 1;
+    std::uint64_t p = load(peak);
+    while (n > p && !peak.compare_exchange_weak(p, n, PILFER_SITE("test.cas", acq_rel), PILFER_SITE("test.cas", acquire))) {
+    }
+  }
+  void leave() { now.fetch_sub(1, PILFER_SITE("test.sub", acq_rel)); }
+};
+
+}  // namespace
+
+/// on_backoff hook that delays every searcher and tells the test one is
+/// searching (so the test can push while exactly that worker searches).
+struct delayed_searcher {
+  flag searching{0};
+  std::chrono::microseconds delay;
+  explicit delayed_searcher(std::chrono::microseconds d) : delay(d) {}
+  std::function<void(unsigned, unsigned, std::uint64_t)> hook() {
+    return [this](unsigned, unsigned, std::uint64_t) {
+      store(searching, 1);
+      std::this_thread::sleep_for(delay);
+    };
+  }
+};
+
+inline bool all_parked(const pilfer::pool& p) { return p.stats().sleeping == p.size(); }
+
+// Issue 8 point 1: a task spawns three children that meet at a 3-party spin
+// barrier while it spins until they finish: needs all 4 workers. One worker
+// is searching (delayed in its back-off) at the moment of the spawns, the
+// other two are parked: the old protocol woke one of them for the three
+// pushes and left the third child queued beside a parked worker.
+// @verifies POOL-18 POOL-7
+TEST(PoolBlocking, FourTasksNeedingFourWorkersCompleteWithDelayedSearcher) {
+  delayed_searcher ds(5ms);
+  pilfer::pool_options o;
+  o.threads = 4;
+  o.spin_rounds = 2;
+  o.on_backoff = ds.hook();
+  pilfer::pool p(o);
+  watchdog dog("4 workers, 3-party spin barrier + spinning parent, delayed searcher", 60s, &p);
+  constexpr int rounds = 10;
+  for (int r = 0; r < rounds; ++r) {
+    ASSERT_TRUE(eventually([&] { return all_parked(p); }));
+    store(ds.searching, 0);
+    counter arrived{0};
+    counter finished{0};
+    concurrency_meter m;
+    auto h = p.submit([&] {
+      m.enter();
+      p.spawn([] {});  // wakes a worker that runs it and then searches, delayed
+      while (load(ds.searching) == 0) std::this_thread::yield();
+      for (int i = 0; i < 3; ++i)
+        p.spawn([&] {
+          m.enter();
+          add(arrived);
+          while (load(arrived) < 3) std::this_thread::yield();  // the user's own barrier, not a pool wait
+          m.leave();
+          add(finished);
+        });
+      while (load(finished) < 3) std::this_thread::yield();
+      m.leave();
+    });
+    h.get();
+    EXPECT_EQ(load(m.peak), 4u) << "round " << r;
+  }
+}
+
+// Issue 8 point 1 figure: 8 workers, 32 tasks blocking 50 ms each, submitted
+// while one worker searches (delayed 200 us per back-off round) and the rest
+// are parked. Every worker must be running a task at some point (old
+// protocol: peak 3 of 8). The delay (20 ms per round) is long enough that
+// the 32 submissions all land while that one worker searches.
+// @verifies POOL-18
+TEST(PoolBlocking, BlockingTasksOccupyEveryWorkerWithDelayedSearcher) {
+  delayed_searcher ds(20ms);
+  pilfer::pool_options o;
+  o.threads = 8;
+  o.spin_rounds = 4;
+  o.on_backoff = ds.hook();
+  pilfer::pool p(o);
+  watchdog dog("8 workers x 32 blocking tasks", 60s, &p);
+  ASSERT_TRUE(eventually([&] { return all_parked(p); }));
+  store(ds.searching, 0);
+  concurrency_meter m;
+  p.spawn([] {});
+  ASSERT_TRUE(eventually([&] { return load(ds.searching) == 1; }));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<pilfer::task_handle<void>> hs;
+  for (int i = 0; i < 32; ++i)
+    hs.push_back(p.submit([&] {
+      m.enter();
+      std::this_thread::sleep_for(50ms);
+      m.leave();
+    }));
+  for (auto& h : hs) h.get();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("8 workers x 32 tasks blocking 50 ms: peak concurrency %llu of 8, wall %.0f ms\n",
+              static_cast<unsigned long long>(load(m.peak)), ms);
+  EXPECT_EQ(load(m.peak), 8u);
+}
+
+// Same shape from inside a task: k = workers tasks that rendezvous, spawned
+// locally, many rounds.
+// @verifies POOL-18
+TEST(PoolBlocking, RendezvousOfAllWorkersFromInsideATask) {
+  pilfer::pool_options o;
+  o.threads = 3;
+  o.on_backoff = [](unsigned w, unsigned, std::uint64_t) {
+    if (w == 1) std::this_thread::sleep_for(1ms);
+  };
+  pilfer::pool p(o);
+  watchdog dog("rendezvous of 3 tasks on 3 workers, spawned from a task", 60s, &p);
+  for (int r = 0; r < 50; ++r) {
+    counter arrived{0};
+    p.submit([&] {
+       for (int i = 0; i < 2; ++i)
+         p.spawn([&] {
+           add(arrived);
+           while (load(arrived) < 3) std::this_thread::yield();
+         });
+       add(arrived);
+       while (load(arrived) < 3) std::this_thread::yield();
+     }).get();
+    p.wait_idle();
+  }
+}
+
+// Issue 8 point 2: B runs; A waits for B; C waits for A. On 2 workers the
+// old helping wait ran C on top of A's frame: deadlock.
+// @verifies POOL-19
+TEST(PoolBlocking, HandleWaitChainOnTwoWorkersCompletes) {
+  pilfer::pool_options o;
+  o.threads = 2;
+  pilfer::pool p(o);
+  watchdog dog("A waits B (running), C waits A, 2 workers", 60s, &p);
+  for (int r = 0; r < 3; ++r) {
+    flag b_started{0};
+    auto hb = p.submit([&] {
+      store(b_started, 1);
+      std::this_thread::sleep_for(100ms);
+      return 2;
+    });
+    ASSERT_TRUE(eventually([&] { return load(b_started) == 1; }));
+    auto ha = p.submit([&] { return hb.get() + 1; });
+    auto hc = p.submit([&] { return ha.get() + 1; });
+    EXPECT_EQ(hc.get(), 4);
+  }
+}
+
+// The same chain through a task group and through join.
+// @verifies POOL-19
+TEST(PoolBlocking, GroupAndJoinWaitChainOnTwoWorkersCompletes) {
+  pilfer::pool_options o;
+  o.threads = 2;
+  pilfer::pool p(o);
+  watchdog dog("group/join wait chain, 2 workers", 60s, &p);
+  flag b_started{0};
+  auto hb = p.submit([&] {
+    store(b_started, 1);
+    std::this_thread::sleep_for(100ms);
+  });
+  ASSERT_TRUE(eventually([&] { return load(b_started) == 1; }));
+  auto ha = p.submit([&] {
+    pilfer::task_group g(p);
+    g.run([&] { hb.wait(); });
+    g.wait();
+  });
+  auto hc = p.submit([&] {
+    int x = 0;
+    pilfer::join(p, [&] { ha.wait(); }, [&] { x = 1; });
+    return x;
+  });
+  EXPECT_EQ(hc.get(), 1);
+}
+
+// Issue 8 point 3: many tasks wait for one long task. The nesting depth of
+// waits on a thread must not grow with the number of waiters.
+// @verifies POOL-20 POOL-19
+TEST(PoolBlocking, ManyWaitersOnOneRunningTaskKeepConstantDepth) {
+  constexpr int waiters = under_tsan() ? 20'000 : 200'000;
+  pilfer::pool_options o;
+  o.threads = 2;
+  o.on_uncaught = [](std::exception_ptr) {};  // the spare-limit notice, if any
+  pilfer::pool p(o);
+  watchdog dog("200,000 waiters on one running task", 300s, &p);
+  flag release{0};
+  flag started{0};
+  auto hl = p.submit([&] {
+    store(started, 1);
+    while (load(release) == 0) std::this_thread::sleep_for(1ms);
+  });
+  ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
+  counter max_depth{0};
+  counter done{0};
+  static thread_local std::uint64_t depth = 0;
+  for (int i = 0; i < waiters; ++i)
+    p.spawn([&] {
+      const std::uint64_t d = ++depth;
+      std::uint64_t m = load(max_depth);
+      while (d > m && !max_depth.compare_exchange_weak(m, d, PILFER_SITE("test.cas", acq_rel),
+                                                       PILFER_SITE("test.cas", acquire))) {
+      }
+      hl.wait();
+      --depth;
+      add(done);
+    });
+  store(release, 1);
+  p.wait_idle();
+  std::printf("%d waiters on one running task: max nesting depth %llu, spare workers alive %zu\n", waiters,
+              static_cast<unsigned long long>(load(max_depth)), p.spare_workers());
+  EXPECT_EQ(load(done), static_cast<std::uint64_t>(waiters));
+  EXPECT_EQ(load(max_depth), 1u);
+}
+
+// Random acyclic wait-for graphs: task i waits for some tasks j > i (submitted
+// earlier), through handles, a task group, or join. Every graph completes.
+// @verifies POOL-19 POOL-20
+TEST(PoolBlocking, RandomAcyclicWaitForGraphsComplete) {
+  std::mt19937_64 rng(seed());
+  pilfer::pool_options o;
+  o.threads = 2;
+  pilfer::pool p(o);
+  watchdog dog("random acyclic wait-for graphs", 120s, &p);
+  for (int graph = 0; graph < 30; ++graph) {
+    const int n = 40;
+    std::vector<pilfer::task_handle<int>> hs(n);
+    std::vector<std::vector<int>> deps(n);
+    std::vector<int> how(n);
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j)
+        if (rng() % 6 == 0) deps[i].push_back(j);
+      how[i] = static_cast<int>(rng() % 3);
+    }
+    std::vector<int> expect(n);
+    for (int i = n - 1; i >= 0; --i) {
+      expect[i] = 1;
+      for (int j : deps[i]) expect[i] += expect[j] % 1000;
+    }
+    for (int i = n - 1; i >= 0; --i) {
+      hs[i] = p.submit([&, i] {
+        int sum = 1;
+        const std::vector<int>& d = deps[i];
+        if (how[i] == 0 || d.empty()) {
+          for (int j : d) {
+            hs[j].wait();
+            sum += expect[j] % 1000;
+          }
+        } else if (how[i] == 1) {
+          pilfer::task_group g(p);
+          for (int j : d) g.run([&, j] { hs[j].wait(); });
+          g.wait();
+          for (int j : d) sum += expect[j] % 1000;
+        } else {
+          const std::size_t half = d.size() / 2;
+          pilfer::join(
+              p, [&] { for (std::size_t k = 0; k < half; ++k) hs[d[k]].wait(); },
+              [&] { for (std::size_t k = half; k < d.size(); ++k) hs[d[k]].wait(); });
+          for (int j : d) sum += expect[j] % 1000;
+        }
+        if ((rng() & 7) == 0) std::this_thread::sleep_for(1ms);
+        return sum;
+      });
+    }
+    for (int i = 0; i < n; ++i) EXPECT_EQ(hs[i].get(), expect[i]) << "graph " << graph << " task " << i;
+  }
+}
+
+namespace {
+pilfer_test::counter arms{0};
+int fib_join(pilfer::pool& p, int n) {
+  add(arms);
+  if (n < 2) return n;
+  int a = 0, b = 0;
+  pilfer::join(p, [&] { a = fib_join(p, n - 1); }, [&] { b = fib_join(p, n - 2); });
+  return a + b;
+}
+}  // namespace
+
+// Issue 8 point 4: one worker runs join-recursive fib(27); a task submitted
+// from outside must not wait for the whole computation (old: 463,732 arms).
+// @verifies POOL-8
+TEST(PoolFairness, OutsideTaskStartsDuringJoinRecursion) {
+  pilfer::pool_options o;
+  o.threads = 1;
+  pilfer::pool p(o);
+  watchdog dog("fairness under join", 120s, &p);
+  c_store(arms, 0);
+  flag fib_started{0};
+  counter arms_at_start{0};
+  counter arms_at_submit{0};
+  auto hf = p.submit([&] {
+    store(fib_started, 1);
+    return fib_join(p, 27);
+  });
+  ASSERT_TRUE(eventually([&] { return load(arms) > 1000; }));
+  c_store(arms_at_submit, load(arms));
+  auto hx = p.submit([&] { c_store(arms_at_start, load(arms)); });
+  hx.get();
+  const int f = hf.get();
+  const std::uint64_t total = load(arms);
+  std::printf("fib(27) by join on 1 worker: %llu arms; outside task started after %llu arms (submitted at %llu)\n",
+              static_cast<unsigned long long>(total), static_cast<unsigned long long>(load(arms_at_start)),
+              static_cast<unsigned long long>(load(arms_at_submit)));
+  EXPECT_EQ(f, 196418);
+  EXPECT_LT(load(arms_at_start), total) << "the outside task waited for the whole join recursion";
+}
+
+// Issue 8 point 5: the exception of a task whose handle was dropped reaches
+// on_uncaught (before: silently lost).
+// @verifies POOL-21 POOL-10
+TEST(PoolBlocking, DroppedHandleExceptionReachesOnUncaught) {
+  counter reported{0};
+  pilfer::pool_options o;
+  o.threads = 2;
+  o.on_uncaught = [&](std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::runtime_error&) {
+      add(reported);
+    }
+  };
+  pilfer::pool p(o);
+  // Dropped before it runs (or while it runs).
+  for (int i = 0; i < 10; ++i) (void)p.submit([]() -> int { throw std::runtime_error("lost?"); });
+  p.wait_idle();
+  EXPECT_EQ(load(reported), 10u);
+  // Dropped after it finished, never asked.
+  {
+    auto h = p.submit([] { throw std::runtime_error("lost too?"); });
+    h.wait();
+  }
+  EXPECT_EQ(load(reported), 11u);
+  // Collected by get(): not reported.
+  {
+    auto h = p.submit([] { throw std::runtime_error("seen"); });
+    EXPECT_THROW(h.get(), std::runtime_error);
+  }
+  p.wait_idle();
+  EXPECT_EQ(load(reported), 11u);
+}
