@@ -350,7 +350,8 @@ class basic_graph {
     return s;
   }
 
-  static void pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept;
+  static bool pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept;
+  static void wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r);
 
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
@@ -419,8 +420,8 @@ class basic_graph_run {
     auto& r = state();
     if (r.is_done()) return;
     auto* p = static_cast<basic_pool<Sync>*>(r.pool);
-    if (p != nullptr && p->on_worker()) {
-      p->help_until([&r] { return r.is_done(); });
+    if (p != nullptr && detail::pool_access<Sync>::current(*p) != nullptr) {
+      basic_graph<Sync>::wait_on_worker(*p, r);
     } else {
       while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
     }
@@ -487,8 +488,10 @@ struct pool_graph_ctx {
   basic_pool<Sync>& pool;
   int index;
   int worker() const noexcept { return index; }
-  void push(graph_node<Sync>* n) { pool.push_join_job(n); }
-  void report(std::exception_ptr e) const noexcept { pool.sink().report(std::move(e)); }
+  // From a worker the pool's enqueue pushes onto the calling worker's own deque (POOL-5) and
+  // wakes a sleeper if nobody searches; it counts the node as pending until a worker runs it.
+  void push(graph_node<Sync>* n) { pool_access<Sync>::enqueue(pool, n, task_options{}); }
+  void report(std::exception_ptr e) const noexcept { pool_access<Sync>::sink(pool).report(std::move(e)); }
   void run_subflow(graph_node<Sync>& n);
 };
 
@@ -510,7 +513,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   r->sources = &g.sources_;
   r->profile = g.profile_;
   r->pool = &p;
-  r->report = [&p](std::exception_ptr e) { p.sink().report(std::move(e)); };
+  r->report = [&p](std::exception_ptr e) { detail::pool_access<Sync>::sink(p).report(std::move(e)); };
   r->on_finish = [&g](detail::graph_run_state<Sync>&) { g.unclaim(); };
   for (auto* n : g.all_) {
     n->run = r;
@@ -574,9 +577,9 @@ basic_graph_run<Sync> run_n(basic_pool<Sync>& p, basic_graph<Sync>& g, std::size
 // ---------------------------------------------------------------- out of line
 
 template <class Sync>
-void basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept {
+bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept {
   auto* n = static_cast<node*>(b);
-  if (op == detail::task_op::destroy) return;  // the graph owns its nodes
+  if (op == detail::task_op::destroy) return false;  // the graph owns its nodes
   detail::graph_run_state<Sync>& r = *n->run;
   auto* p = static_cast<basic_pool<Sync>*>(r.pool);
   detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(p->current_worker_index().value_or(~0u))};
@@ -585,6 +588,38 @@ void basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
     r.request_stop();
   }
   detail::run_chain(n, r, ctx);  // a stopped run skips the body and releases nothing
+  return true;
+}
+
+namespace detail {
+/// A queue entry that runs nothing (the pool counts it as a tombstone): it stands for a graph
+/// node that a waiting worker took off its own deque and ran inline, so that the pool's pending
+/// count still sees one entry finish for the one it counted when the node was pushed.
+inline bool graph_tombstone_fn(task_base*, task_op, const uncaught_sink*) noexcept { return false; }
+inline task_base graph_tombstone{&graph_tombstone_fn, task_kind::spawn, true};
+}  // namespace detail
+
+/// handle.wait() on a worker of the pool: run what it waits for — this run's nodes found on top
+/// of the own deque (the run's sources and successors released by this worker go there) — and
+/// block when the top is something else (other workers run the rest). A one-worker pool thus
+/// finishes a graph run started and waited for inside a task.
+template <class Sync>
+void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
+  auto* w = detail::pool_access<Sync>::current(p);
+  detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(w->index)};
+  std::size_t taken = 0;
+  while (!r.is_done()) {
+    std::optional<detail::task_base*> t = w->deque.pop();
+    if (!t) break;
+    if ((*t)->fn != &pool_entry || static_cast<node*>(*t)->run != &r) {
+      w->deque.push(*t);  // not ours: leave it where it was
+      break;
+    }
+    ++taken;
+    detail::run_chain(static_cast<node*>(*t), r, ctx);  // may finish the run (r stays: our handle holds it)
+  }
+  for (std::size_t i = 0; i < taken; ++i) w->deque.push(&detail::graph_tombstone);
+  while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
 }
 
 template <class Sync>

@@ -36,11 +36,12 @@ template <class Sync>
 struct graph_run_state;
 
 /// One task of a graph. Built once (emplace/precede), run any number of times: nothing here is
-/// allocated per run. It is a pool task_base (not counted in the pool's pending count: the run
-/// handle is what one waits on) whose entry point runs the scheduling step.
+/// allocated per run. It is a pool task (a root, like spawn(): no task's frame waits for it
+/// structurally; counted in the pool's pending count while queued) whose entry point runs the
+/// scheduling step.
 template <class Sync>
 struct graph_node final : task_base {
-  graph_node(std::size_t i, task_base::fn_t entry) : task_base(entry, false), index(i) {}
+  graph_node(std::size_t i, task_base::fn_t entry) : task_base(entry, task_kind::spawn, true), index(i) {}
 
   std::size_t index;
   std::string name;

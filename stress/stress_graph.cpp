@@ -1,0 +1,176 @@
+// stress/stress_graph.cpp — task graphs on real threads (built with ThreadSanitizer in the tsan preset).
+//
+// Scenarios (--scenario NAME, default dag):
+//   dag     random DAGs of 1000-4000 tasks (random fan-in 0-4, so random fan-out), each rerun many
+//           times with run() and run_n(); every task checks that each predecessor has stamped the
+//           current pass (a PLAIN variable: a missing happens-before is a TSan report, a wrong value a
+//           failed check), stamps its own, and counts its runs; after each run every task ran exactly
+//           once per pass.
+//   nested  tasks of a pool run graphs and wait for them inside the task (helping waits), while
+//           outside threads run other graphs on the same pool.
+//
+// Usage: stress_graph [--scenario NAME] [--seconds N] [--iterations ROUNDS] [--seed N]
+// @verifies GRAPH-1 GRAPH-2 GRAPH-10
+#include <pilfer/graph.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stress_common.hpp"
+
+namespace {
+
+using pilfer::stress::failures;
+using pilfer::stress::rng;
+
+/// A random DAG with stamping tasks. stamp/runs are plain: written only by their own task.
+struct stamped_dag {
+  pilfer::graph g;
+  std::vector<std::vector<std::size_t>> pred;
+  std::vector<std::uint64_t> stamp;
+  std::vector<std::uint64_t> runs;
+  std::uint64_t pass = 0;  // written by the driver between runs, read by the tasks
+
+  stamped_dag(rng& r, std::size_t n, failures& f) : g("stress"), pred(n), stamp(n, 0), runs(n, 0) {
+    std::vector<pilfer::graph_task> t;
+    t.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      t.push_back(g.emplace([this, i, &f] {
+        for (std::size_t p : pred[i])
+          if (stamp[p] != pass) f.fail("task started before a predecessor finished this pass", i, p);
+        stamp[i] = pass;
+        ++runs[i];
+      }));
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      const std::size_t k = r.below(5);
+      for (std::size_t j = 0; j < k; ++j) {
+        // mostly near predecessors (long chains), sometimes far ones (wide fan-out)
+        const std::size_t back = r.below(4) == 0 ? r.below(i) : r.below(std::min<std::size_t>(i, 16));
+        const std::size_t p = i - 1 - back;
+        bool dup = false;
+        for (std::size_t q : pred[i]) dup = dup || q == p;
+        if (dup) continue;
+        pred[i].push_back(p);
+        t[p].precede(t[i]);
+      }
+    }
+  }
+
+  void check(std::uint64_t passes, failures& f) const {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (runs[i] != passes) f.fail("task ran a wrong number of times", runs[i], passes);
+  }
+};
+
+int run_dag(const pilfer::stress::options& o) {
+  failures f;
+  rng r(o.seed, 1);
+  pilfer::pool p(pilfer::pool_options{.threads = 4, .name = "stress-graph"});
+  pilfer::stress::deadline dl(o.seconds);
+  std::uint64_t rounds = 0, tasks = 0, steals = 0;
+  while (o.iterations ? rounds < o.iterations : !dl.passed()) {
+    stamped_dag d(r, 1000 + r.below(3000), f);
+    d.g.profile(r.below(2) == 0);
+    std::uint64_t passes = 0;
+    const std::uint64_t reruns = 3 + r.below(8);
+    for (std::uint64_t k = 0; k < reruns && !f.any(); ++k) {
+      ++d.pass;
+      ++passes;
+      auto h = pilfer::run(p, d.g);
+      h.get();
+      const auto s = h.stats();
+      tasks += s.tasks_run;
+      steals += s.steals;
+      if (s.tasks_run != d.runs.size()) f.fail("stats: tasks_run", s.tasks_run, d.runs.size());
+    }
+    d.check(passes, f);
+    // run_until: the predicate, called by the finisher of each pass before the next one starts
+    // (after every task of the previous pass, before any of the next), advances the pass number
+    // the tasks check their predecessors' stamps against.
+    if (!f.any()) {
+      pilfer::graph& g = d.g;
+      const std::uint64_t n = 1 + r.below(4);
+      std::uint64_t* pass_ptr = &d.pass;
+      std::uint64_t left = n;
+      auto h = pilfer::run_until(p, g, [&left, pass_ptr] {
+        if (left == 0) return true;
+        --left;
+        ++*pass_ptr;
+        return false;
+      });
+      h.get();
+      passes += n;
+      d.check(passes, f);
+      if (h.stats().iterations != n) f.fail("run_until: iterations", h.stats().iterations, n);
+    }
+    ++rounds;
+    if (f.any()) break;
+  }
+  std::printf("stress_graph dag: %llu graphs, %llu tasks run, %llu steals, %.1fs\n",
+              static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(tasks),
+              static_cast<unsigned long long>(steals), dl.elapsed());
+  return pilfer::stress::verdict("stress_graph", f, o.seed);
+}
+
+int run_nested(const pilfer::stress::options& o) {
+  failures f;
+  rng r(o.seed, 2);
+  pilfer::pool p(pilfer::pool_options{.threads = 3, .name = "stress-nest"});
+  pilfer::stress::deadline dl(o.seconds);
+  std::uint64_t rounds = 0;
+  while (o.iterations ? rounds < o.iterations : !dl.passed()) {
+    // 4 graphs: 2 run by tasks of the pool (inside), 2 by outside threads, concurrently
+    std::vector<std::unique_ptr<stamped_dag>> ds;
+    for (int i = 0; i < 4; ++i) ds.push_back(std::make_unique<stamped_dag>(r, 200 + r.below(800), f));
+    std::vector<pilfer::task_handle<void>> inside;
+    for (int i = 0; i < 2; ++i)
+      inside.push_back(p.submit([&, i] {
+        for (int k = 0; k < 3; ++k) {
+          ++ds[static_cast<std::size_t>(i)]->pass;
+          pilfer::run(p, ds[static_cast<std::size_t>(i)]->g).get();  // helping wait on a worker
+        }
+      }));
+    std::vector<pilfer::std_sync::thread> outside;
+    for (int i = 2; i < 4; ++i)
+      outside.emplace_back([&, i] {
+        for (int k = 0; k < 3; ++k) {
+          ++ds[static_cast<std::size_t>(i)]->pass;
+          pilfer::run(p, ds[static_cast<std::size_t>(i)]->g).get();
+        }
+      });
+    for (auto& h : inside) h.get();
+    for (auto& t : outside) t.join();
+    for (auto& d : ds) d->check(3, f);
+    ++rounds;
+    if (f.any()) break;
+  }
+  std::printf("stress_graph nested: %llu rounds, %.1fs\n", static_cast<unsigned long long>(rounds), dl.elapsed());
+  return pilfer::stress::verdict("stress_graph", f, o.seed);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string scenario = "dag";
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--scenario" && i + 1 < argc) {
+      scenario = argv[++i];
+    } else if (a.rfind("--scenario=", 0) == 0) {
+      scenario = std::string(a.substr(11));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (scenario != "dag" && scenario != "nested") {
+    std::fprintf(stderr, "stress_graph: unknown scenario '%s' (dag, nested)\n", scenario.c_str());
+    return 2;
+  }
+  const auto o = pilfer::stress::parse(static_cast<int>(rest.size()), rest.data(), "stress_graph", 5.0);
+  return scenario == "dag" ? run_dag(o) : run_nested(o);
+}
