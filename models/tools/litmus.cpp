@@ -105,7 +105,8 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   verdict v;
   if (opt.oracle) {
     // Independent brute-force RC11 enumeration (rc11_oracle.hpp) instead of the engine.
-    const lm::oracle_result o = lm::rc11_oracle(p);
+    const lm::oracle_result o = lm::rc11_oracle(
+        p, 32, opt.model == model::memory_model::cxx20 ? lm::oracle_model::cxx20 : lm::oracle_model::rc11);
     out.counts = o.outcomes;
     v.engine.ok = !o.data_race;
     v.engine.kind = o.data_race ? "data race" : "";
@@ -160,7 +161,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   if (opt.quiet && !opt.json) return v;
   if (opt.json) {
     os << "{\"test\":\"" << json_escape(p.name) << "\",\"model\":\""
-       << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\",\"kind\":\"" << v.kind
+       << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\",\"kind\":\"" << v.kind
        << "\",\"states\":[";
     bool first = true;
     for (const auto& [s, n] : out.counts) {
@@ -185,7 +186,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     std::size_t consistent = 0;
     for (const auto& [s, n] : out.counts) consistent += n;
     os << "Test " << p.name << " (CppMem)\n";
-    os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
+    os << "Model " << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\n";
     os << "States " << out.counts.size() << "\n";
     for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
     os << "Consistent executions " << consistent;
@@ -200,7 +201,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     return v;
   }
   os << "Test " << p.name << " " << v.kind << "\n";
-  os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
+  os << "Model " << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\n";
   os << "States " << out.counts.size() << "\n";
   for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
   os << (v.ok ? "Ok" : "No") << "\n";
@@ -255,8 +256,18 @@ int run_check(const cli& opt) {
   int lineno = 0, failures = 0, count = 0;
   double total = 0;
   std::vector<double> times;
+  cli run_opt = opt;  // a "#model NAME" line selects the model of the verdicts that follow
   while (std::getline(in, line)) {
     ++lineno;
+    if (line.rfind("#model ", 0) == 0) {
+      const auto mm = model::parse_memory_model(line.substr(7));
+      if (!mm) {
+        std::cerr << opt.check << ":" << lineno << ":1: error: unknown model '" << line.substr(7) << "'\n";
+        return 2;
+      }
+      run_opt.model = *mm;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
     std::string file, expected, source, want_flags;
@@ -280,7 +291,7 @@ int run_check(const cli& opt) {
       continue;
     }
     std::ostringstream sink;
-    const verdict v = run_test(p, opt, sink);
+    const verdict v = run_test(p, run_opt, sink);
     ++count;
     total += v.seconds;
     times.push_back(v.seconds);
@@ -300,7 +311,9 @@ int run_check(const cli& opt) {
     // brute-force enumeration of rc11.cat finds (no missing, no extra outcome).
     std::string diff;
     if (!opt.oracle) {
-      const lm::oracle_result o = lm::rc11_oracle(p);
+      const lm::oracle_result o =
+          lm::rc11_oracle(p, 32, run_opt.model == model::memory_model::cxx20 ? lm::oracle_model::cxx20
+                                                                            : lm::oracle_model::rc11);
       for (const auto& [st, n] : o.outcomes)
         if (!v.states.count(st)) diff += "  missing: " + lm::format_state(p, st) + "\n";
       for (const auto& st : v.states)
@@ -550,7 +563,7 @@ int main(int argc, char** argv) {
     const verdict v = run_test(p, opt, std::cout);
     if (opt.quiet && !opt.json)
       std::cout << v.name << " " << v.observation << " " << v.positive << " " << v.negative << " "
-                << (opt.oracle ? "rc11-oracle" : model::to_string(opt.model)) << "\n";
+                << (opt.oracle ? std::string(model::to_string(opt.model)) + "-oracle" : model::to_string(opt.model)) << "\n";
   }
   return rc;
 }
