@@ -48,6 +48,7 @@ struct cli {
   std::size_t iterations = 0;
   std::uint64_t seed = 0;
   std::size_t max_executions = 0;
+  std::size_t max_steps = 200;  // events per thread: litmus threads are a handful of events
   std::string check;
   std::string external;
   model::memory_model model = model::memory_model::rc11;
@@ -99,7 +100,12 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     mo.seed = opt.seed;
   }
   if (opt.max_executions) mo.max_executions = opt.max_executions;
-  mo.stop_on_failure = false;  // keep exploring: list every outcome
+  // Races never end the outcome run (they are found by the race run, litmus_run.hpp); any
+  // other failure (a livelock: a loop that never exits within max_steps events) ends the
+  // exploration, which is then flagged incomplete: exploring every interleaving of a loop
+  // that runs to the step bound would take practically forever.
+  mo.stop_on_failure = true;
+  mo.max_steps = opt.max_steps;
 
   const auto t0 = std::chrono::steady_clock::now();
   verdict v;
@@ -484,7 +490,8 @@ std::uint64_t number_or_exit(const char* what, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: pilfer-litmus [--quiet] [--json] [--random N] [--seed S]\n"
-               "                     [--max-executions N] [--oracle] FILE.litmus...\n"
+               "                     [--max-executions N] [--max-steps N (200)] [--model M]\n"
+               "                     [--oracle] FILE.litmus|FILE.cppmem...\n"
                "       pilfer-litmus --check EXPECTED.tsv [--oracle]\n"
                "       pilfer-litmus --external CORPUS/expected.tsv   (external corpus agreement)\n"
                "  --model rc11|c++20: the memory model (default rc11, as herd7's rc11.cat)\n"
@@ -532,6 +539,7 @@ int main(int argc, char** argv) {
     } else if (is("--seed")) opt.seed = number_or_exit("--seed", value_of("--seed"));
     else if (is("--max-executions"))
       opt.max_executions = number_or_exit("--max-executions", value_of("--max-executions"));
+    else if (is("--max-steps")) opt.max_steps = number_or_exit("--max-steps", value_of("--max-steps"));
     else if (a == "--help" || a == "-h") return usage(), 0;
     else if (!a.empty() && a[0] == '-') return usage();
     else opt.files.push_back(a);
