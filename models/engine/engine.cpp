@@ -468,7 +468,8 @@ result checker::run() {
       if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
     }
   }
-  res_.complete = exhausted && opt_.replay.empty() && (res_.ok || !opt_.stop_on_failure);
+  // (a failure that stops the check leaves `exhausted` false; races recorded as flags do not)
+  res_.complete = exhausted && opt_.replay.empty();
   res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   g_last_tags = res_.tags;
   g = nullptr;
@@ -1136,6 +1137,14 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
   // its committed row, then the new edges out of u (`next` walks both in turn).
   for (auto [u, v] : add)
     if (u == v) return false;
+  // Only edges into the new event (it is porf-maximal and has no out-edges yet): no cycle.
+  const auto me = static_cast<std::uint32_t>(e.sc_idx);
+  if (e.sc && std::all_of(add.begin(), add.end(), [&](const auto& x) { return x.second == me; })) {
+    if (edges) *edges = std::move(add);
+    return true;
+  }
+  std::sort(add.begin(), add.end());
+  add.erase(std::unique(add.begin(), add.end()), add.end());
   std::vector<std::uint8_t> colour(s, 0);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
   const auto successor = [&](std::uint32_t u, std::uint32_t& next, std::uint32_t* v) {
@@ -1150,13 +1159,13 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
       *v = next++;
       return true;
     }
-    while (next - bits < add.size()) {
-      const auto [a0, b0] = add[next - bits];
+    if (next == bits)  // jump to u's first new edge (add is sorted by source)
+      next = bits + static_cast<std::uint32_t>(
+                        std::lower_bound(add.begin(), add.end(), std::pair<std::uint32_t, std::uint32_t>{u, 0}) - add.begin());
+    if (next - bits < add.size() && add[next - bits].first == u) {
+      *v = add[next - bits].second;
       ++next;
-      if (a0 == u) {
-        *v = b0;
-        return true;
-      }
+      return true;
     }
     return false;
   };
