@@ -196,7 +196,9 @@ def main():
                            ("pool.fib30_join/t:1", FIB30_JOINS, "pilfer::join, 1 thread")):
             for impl in sorted(rows.get(w, {})):
                 m = rows[w][impl][0]
-                L.append(f"{what}, {impl}: {(m - call) / n:.1f} ns per spawn above the calls ({m / call:.1f}× the call-only time).  ")
+                per = (m - call) / n
+                L.append(f"{what}, {impl}: {per:.1f} ns per spawn above the calls = {per / (call / FIB30_CALLS):.0f}× a call "
+                         f"(whole run {m / call:.1f}× the call-only time).  ")
         L.append("")
     L.append("## All rows\n")
     L.append("| workload | implementation | median | cv | ratio to best peer |")
