@@ -72,7 +72,7 @@ def load(raw):
         with open(path) as f:
             for line in f:
                 if line.startswith("desc: Trigger: Client Request: "):
-                    label = line.split(": ", 2)[2].strip()
+                    label = line[len("desc: Trigger: Client Request: "):].strip()
                 elif line.startswith("totals:"):
                     total = int(line.split()[1])
         if label and total is not None:
@@ -196,7 +196,9 @@ def main():
                            ("pool.fib30_join/t:1", FIB30_JOINS, "pilfer::join, 1 thread")):
             for impl in sorted(rows.get(w, {})):
                 m = rows[w][impl][0]
-                L.append(f"{what}, {impl}: {(m - call) / n:.1f} ns per spawn above the calls ({m / call:.1f}× the call-only time).  ")
+                per = (m - call) / n
+                L.append(f"{what}, {impl}: {per:.1f} ns per spawn above the calls = {per / (call / FIB30_CALLS):.0f}× a call "
+                         f"(whole run {m / call:.1f}× the call-only time).  ")
         L.append("")
     L.append("## All rows\n")
     L.append("| workload | implementation | median | cv | ratio to best peer |")
@@ -286,17 +288,18 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key outside right top
-set xtics rotate by -40 scale 0
+set xtics rotate by 30 right scale 0
 set grid ytics
 set logscale y 2
 set output 'ratios.png'
 set title "time relative to the best peer (lower is faster; 1 = best peer) — {title}"
-plot for [c=2:{len(families) + 1}] 'ratios.dat' using c:xtic(1) title columnheader(c)
+colors = "#7b3294 #1b9e77 #56b4e9 #e69f00 #d6c21a #0072b2 #d55e00 #333333 #cc79a7 #999999"
+plot for [c=2:{len(families) + 1}] 'ratios.dat' using c:xtic(1) title columnheader(c) lc rgb word(colors, c - 1)
 unset logscale y
 set output 'speedup.png'
 set title "speed-up from 1 to 2 threads, fib(30) — {title}"
 set yrange [0:*]
-plot for [c=2:3] 'speedup.dat' using c:xtic(1) title columnheader(c)
+plot for [c=2:3] 'speedup.dat' using c:xtic(1) title columnheader(c) lc rgb word(colors, c - 1)
 """)
 
 

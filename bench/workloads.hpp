@@ -36,10 +36,15 @@ inline const sizes& size() {
 
 inline std::uint64_t fib_serial(unsigned n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
-/// The unit of work of the skewed load: a dependent LCG chain the optimiser cannot fold — as long as every bit
-/// of the result is used (clang reduces the chain to its parity when only the low bit is).
+/// The unit of work of the skewed load: a dependent LCG chain, one multiply-add per step on every compiler.
+/// The empty asm hides x from the optimiser at each step: without it clang/LLVM (and so Rust) compose 8 steps
+/// into one affine map, or reduce the chain to its parity when only the low bit is used, and the peers would
+/// no longer do the same work.
 inline std::uint64_t work(std::uint64_t steps, std::uint64_t x) {
-  for (std::uint64_t i = 0; i < steps; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  for (std::uint64_t i = 0; i < steps; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
   return x;
 }
 /// 1% of the tasks (every 100th, starting at 37) are 1000x heavier.

@@ -24,6 +24,8 @@ ROUNDS="${BENCH_ROUNDS:-$ROUNDS}"
 case "$ROUNDS" in ''|*[!0-9]*|0) echo "bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2 ;; esac
 ICOUNT_OPS=1000
 start=$(date +%s)
+# The commit the programs are built from (recorded before the build, not at the end of the run).
+commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib bench || echo '+local changes')"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 scripts/bootstrap.sh --bench
@@ -82,7 +84,7 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$raw/callgrin
 
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- lib bench || echo '+local changes')"
+  echo "commit=$commit"
   echo "mode=--$mode${BENCH_PROGRAMS:+ (BENCH_PROGRAMS=$BENCH_PROGRAMS)}"
   echo "rounds=$ROUNDS"
   echo "reps=$REPS"
