@@ -134,6 +134,7 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
       for (auto q : s.pred[i]) tbb::flow::make_edge(*n[q], *n[i]);
     }
   });
+  pilfer::std_sync::atomic<int> done{0};  // outlives every notify below
   for (auto _ : st) {
     if (caller_slot) {
       arena.execute([&] {
@@ -142,16 +143,25 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
           g->wait_for_all();
         }
       });
-    } else {
-      g->reserve_wait();
+    } else if (passes == 1) {
+      g->reserve_wait();  // wait_for_all must not return before the enqueued puts happened
       arena.enqueue([&] {
-        for (std::size_t k = 0; k < passes; ++k) {
-          for (node* src : sources) src->try_put(msg());
-          if (k + 1 < passes) g->wait_for_all();
-        }
+        for (node* src : sources) src->try_put(msg());
         g->release_wait();
       });
       arena.execute([&] { g->wait_for_all(); });
+    } else {
+      // all passes in one enqueued task (a worker waits between passes); the caller blocks on a flag
+      done.store(0, PILFER_SITE("bench.done", relaxed));
+      arena.enqueue([&] {
+        for (std::size_t k = 0; k < passes; ++k) {
+          for (node* src : sources) src->try_put(msg());
+          g->wait_for_all();
+        }
+        done.store(1, PILFER_SITE("bench.done", release));
+        done.notify_all();
+      });
+      while (done.load(PILFER_SITE("bench.done", acquire)) == 0) done.wait(0, PILFER_SITE("bench.done", acquire));
     }
   }
   arena.execute([&] {
