@@ -299,10 +299,12 @@ TEST(PoolBlocking, RandomAcyclicWaitForGraphsComplete) {
     std::vector<pilfer::task_handle<int>> hs(n);
     std::vector<std::vector<int>> deps(n);
     std::vector<int> how(n);
+    std::vector<char> sleepy(n);
     for (int i = 0; i < n; ++i) {
       for (int j = i + 1; j < n; ++j)
         if (rng() % 6 == 0) deps[i].push_back(j);
       how[i] = static_cast<int>(rng() % 3);
+      sleepy[i] = (rng() & 7) == 0;
     }
     std::vector<int> expect(n);
     for (int i = n - 1; i >= 0; --i) {
@@ -330,7 +332,7 @@ TEST(PoolBlocking, RandomAcyclicWaitForGraphsComplete) {
               [&] { for (std::size_t k = half; k < d.size(); ++k) hs[d[k]].wait(); });
           for (int j : d) sum += expect[j] % 1000;
         }
-        if ((rng() & 7) == 0) std::this_thread::sleep_for(1ms);
+        if (sleepy[i]) std::this_thread::sleep_for(1ms);
         return sum;
       });
     }

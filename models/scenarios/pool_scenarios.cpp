@@ -574,7 +574,7 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd(1000), false});
   v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd(300), false});
   // Issue 8 (random mode: 4 and 2 workers + the external thread exceed the exhaustive budget).
-  v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, rnd(300), false});
+  v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, rnd(200), false});
   v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, rnd(500), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, rnd(500), false});
   return v;
