@@ -3,9 +3,16 @@
 // every task of a stage after every task of the previous one) plus a random DAG (2000 tasks, fan-in
 // 0-4) and a linear chain (1000 tasks). Each graph is built once; one iteration is one run of it
 // from outside the pool, waited for. Every task does the same small amount of arithmetic (~100 ns).
-// Both executors use 2 executing threads: pilfer 2 workers (the caller blocks), oneTBB an arena of
-// 2 slots with one reserved for the caller (which waits in wait_for_all and works). pilfer runs with
-// per-task profiling off (two clock reads per task; oneTBB has no such feature).
+// Rows per shape:
+//   [pilfer]      pilfer::run(p, g).get() from outside: 2 workers, the caller blocks
+//   [tbb]         the same footing: an arena of 2 worker slots, none for the caller; the run is started
+//                 with arena.enqueue and the caller blocks in wait_for_all
+//   [tbb_caller]  oneTBB's usual setup: 2 slots, one reserved for the caller, which runs tasks itself in
+//                 wait_for_all (no hand-off to another thread: on a loaded machine the hand-off's wake-up
+//                 latency dominates a run of ~1000 small tasks)
+// and a `x100` group: 100 passes per iteration (pilfer run_n(100), which keeps the workers in the graph
+// between passes; oneTBB 100 x put + wait_for_all inside the arena), i.e. the per-pass scheduling cost.
+// pilfer runs with per-task profiling off (two clock reads per task; oneTBB has no such feature).
 #include <benchmark/benchmark.h>
 #include <pilfer/graph.hpp>
 
@@ -76,18 +83,25 @@ inline void work(std::uint64_t seed) {
   benchmark::DoNotOptimize(v);
 }
 
-void pilfer_graph_bm(benchmark::State& st, shape (*make)()) {
-  const shape s = make();
-  pilfer::pool p(pilfer::pool_options{.threads = threads, .name = "bench-graph"});
-  pilfer::graph g("bench");
+void build_pilfer(pilfer::graph& g, const shape& s) {
   g.profile(false);
   std::vector<pilfer::graph_task> t;
   t.reserve(s.pred.size());
   for (std::size_t i = 0; i < s.pred.size(); ++i) t.push_back(g.emplace([i] { work(i); }));
   for (std::size_t i = 0; i < s.pred.size(); ++i)
     for (auto q : s.pred[i]) t[q].precede(t[i]);
-  for (auto _ : st) pilfer::run(p, g).get();
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(s.pred.size()));
+}
+
+void pilfer_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes) {
+  const shape s = make();
+  pilfer::pool p(pilfer::pool_options{.threads = threads, .name = "bench-graph"});
+  pilfer::graph g("bench");
+  build_pilfer(g, s);
+  for (auto _ : st) {
+    if (passes == 1) pilfer::run(p, g).get();
+    else pilfer::run_n(p, g, passes).get();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * passes * s.pred.size()));
 }
 
 #if PILFER_BENCH_TBB
@@ -96,46 +110,93 @@ tbb::global_control& tbb_limit() {
   return gc;
 }
 
-void tbb_graph_bm(benchmark::State& st, shape (*make)()) {
+/// caller_slot: the caller occupies one of the 2 slots and works in wait_for_all; else the arena
+/// has 2 worker slots, the run is enqueued and the caller only waits.
+void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, bool caller_slot) {
   tbb_limit();
   const shape s = make();
   using msg = tbb::flow::continue_msg;
   using node = tbb::flow::continue_node<msg>;
-  tbb::task_arena arena(static_cast<int>(threads), 1);  // the caller + 1 worker
+  tbb::task_arena arena(static_cast<int>(threads), caller_slot ? 1 : 0);
+  std::unique_ptr<tbb::flow::graph> g;
+  std::vector<std::unique_ptr<node>> n;
+  std::vector<node*> sources;
   arena.execute([&] {
-    tbb::flow::graph g;
-    std::vector<std::unique_ptr<node>> n;
+    g = std::make_unique<tbb::flow::graph>();
     n.reserve(s.pred.size());
     for (std::size_t i = 0; i < s.pred.size(); ++i)
-      n.push_back(std::make_unique<node>(g, [i](const msg&) {
+      n.push_back(std::make_unique<node>(*g, [i](const msg&) {
         work(i);
         return msg();
       }));
-    std::vector<node*> sources;
     for (std::size_t i = 0; i < s.pred.size(); ++i) {
       if (s.pred[i].empty()) sources.push_back(n[i].get());
       for (auto q : s.pred[i]) tbb::flow::make_edge(*n[q], *n[i]);
     }
-    for (auto _ : st) {
-      for (node* src : sources) src->try_put(msg());
-      g.wait_for_all();
-    }
   });
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * static_cast<std::int64_t>(s.pred.size()));
+  pilfer::std_sync::atomic<int> done{0};  // outlives every notify below
+  for (auto _ : st) {
+    if (caller_slot) {
+      arena.execute([&] {
+        for (std::size_t k = 0; k < passes; ++k) {
+          for (node* src : sources) src->try_put(msg());
+          g->wait_for_all();
+        }
+      });
+    } else if (passes == 1) {
+      g->reserve_wait();  // wait_for_all must not return before the enqueued puts happened
+      arena.enqueue([&] {
+        for (node* src : sources) src->try_put(msg());
+        g->release_wait();
+      });
+      arena.execute([&] { g->wait_for_all(); });
+    } else {
+      // all passes in one enqueued task (a worker waits between passes); the caller blocks on a flag
+      done.store(0, PILFER_SITE("bench.done", relaxed));
+      arena.enqueue([&] {
+        for (std::size_t k = 0; k < passes; ++k) {
+          for (node* src : sources) src->try_put(msg());
+          g->wait_for_all();
+        }
+        done.store(1, PILFER_SITE("bench.done", release));
+        done.notify_all();
+      });
+      while (done.load(PILFER_SITE("bench.done", acquire)) == 0) done.wait(0, PILFER_SITE("bench.done", acquire));
+    }
+  }
+  arena.execute([&] {
+    n.clear();
+    g.reset();
+  });
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * passes * s.pred.size()));
 }
 #endif
 
 }  // namespace
 
-BENCHMARK_CAPTURE(pilfer_graph_bm, wide, wide)->Name("graph.wide1000[pilfer]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(pilfer_graph_bm, deep, deep)->Name("graph.deep100x10[pilfer]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(pilfer_graph_bm, random, random_dag)->Name("graph.random2000[pilfer]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(pilfer_graph_bm, chain, chain)->Name("graph.chain1000[pilfer]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+#define PILFER_GRAPH_BENCH(shape_fn, label)                                                              \
+  BENCHMARK_CAPTURE(pilfer_graph_bm, label, shape_fn, 1)->Name("graph." #label "[pilfer]")->UseRealTime()      \
+      ->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                                        \
+  BENCHMARK_CAPTURE(pilfer_graph_bm, label##x100, shape_fn, 100)->Name("graph." #label "x100[pilfer]")      \
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+PILFER_GRAPH_BENCH(wide, wide1000)
+PILFER_GRAPH_BENCH(deep, deep100x10)
+PILFER_GRAPH_BENCH(random_dag, random2000)
+PILFER_GRAPH_BENCH(chain, chain1000)
 #if PILFER_BENCH_TBB
-BENCHMARK_CAPTURE(tbb_graph_bm, wide, wide)->Name("graph.wide1000[tbb]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(tbb_graph_bm, deep, deep)->Name("graph.deep100x10[tbb]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(tbb_graph_bm, random, random_dag)->Name("graph.random2000[tbb]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
-BENCHMARK_CAPTURE(tbb_graph_bm, chain, chain)->Name("graph.chain1000[tbb]")->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+#define PILFER_GRAPH_TBB(shape_fn, label)                                                                   \
+  BENCHMARK_CAPTURE(tbb_graph_bm, label, shape_fn, 1, false)->Name("graph." #label "[tbb]")->UseRealTime()     \
+      ->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                                        \
+  BENCHMARK_CAPTURE(tbb_graph_bm, label##c, shape_fn, 1, true)->Name("graph." #label "[tbb_caller]")        \
+      ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                         \
+  BENCHMARK_CAPTURE(tbb_graph_bm, label##x100, shape_fn, 100, false)->Name("graph." #label "x100[tbb]")     \
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);                                         \
+  BENCHMARK_CAPTURE(tbb_graph_bm, label##x100c, shape_fn, 100, true)->Name("graph." #label "x100[tbb_caller]") \
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+PILFER_GRAPH_TBB(wide, wide1000)
+PILFER_GRAPH_TBB(deep, deep100x10)
+PILFER_GRAPH_TBB(random_dag, random2000)
+PILFER_GRAPH_TBB(chain, chain1000)
 #endif
 
 BENCHMARK_MAIN();

@@ -886,7 +886,13 @@ class basic_pool {
     while (std::optional<task_base*> t = w.deque.pop()) {
       w.bump(counter::local_pops);
       if (*t == &job) {
-        execute(w, &job);
+        // Popped back: nobody else can see it any more, so run the branch
+        // without publishing `done` (no RMW on the fast path of join).
+        task_base* const outer = w.current;
+        w.current = &job;
+        w.bump(counter::tasks_run);
+        job.fn(&job, task_op::run_claimed, &sink_);
+        w.current = outer;
         return;
       }
       if constexpr (mutation == detail::pool_mutation::old_helping) {

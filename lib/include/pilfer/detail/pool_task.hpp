@@ -351,6 +351,9 @@ struct stack_job final : join_branch<Sync> {
       } catch (...) {
         self->error.write() = std::current_exception();
       }
+      // run_claimed: the joiner popped it back and runs it itself; nobody
+      // waits on `done`.
+      if (op == task_op::run_claimed) return true;
     } else if (op == task_op::cancel) {
       self->error.write() = std::make_exception_ptr(task_cancelled{});
     } else {
