@@ -3,7 +3,10 @@
 // chunking (few pieces when nobody is hungry).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -122,3 +125,37 @@ TEST(PoolLoops, BodyExceptionPropagates) {
 }
 
 }  // namespace
+
+// Issue 8 point 6: the whole range of a signed index type is split without
+// signed overflow (before: `e - b` overflowed, UB). One worker, one split:
+// the halves are [INT_MIN, -1) and [-1, INT_MAX); each leaf records its first
+// index and throws, so the 2^32 iterations never run.
+// @verifies POOL-16
+TEST(PoolLoops, FullSignedRangeSplitsWithoutOverflow) {
+  pilfer::pool p({.threads = 1});
+  std::mutex m;
+  std::vector<int> firsts;
+  EXPECT_THROW(pilfer::parallel_for(p, INT_MIN, INT_MAX, [&](int i) {
+                 {
+                   std::lock_guard<std::mutex> g(m);
+                   firsts.push_back(i);
+                 }
+                 throw std::runtime_error("stop");
+               }),
+               std::runtime_error);
+  std::sort(firsts.begin(), firsts.end());
+  EXPECT_EQ(firsts, (std::vector<int>{INT_MIN, -1}));
+  std::vector<long long> lfirsts;
+  EXPECT_THROW(pilfer::parallel_reduce(p, LLONG_MIN, LLONG_MAX, 0LL,
+                                       [&](long long i) -> long long {
+                                         {
+                                           std::lock_guard<std::mutex> g(m);
+                                           lfirsts.push_back(i);
+                                         }
+                                         throw std::runtime_error("stop");
+                                       },
+                                       [](long long a, long long b) { return a + b; }),
+               std::runtime_error);
+  std::sort(lfirsts.begin(), lfirsts.end());
+  EXPECT_EQ(lfirsts, (std::vector<long long>{LLONG_MIN, -1}));
+}
