@@ -107,18 +107,19 @@ TEST(Topology, DefaultThreadCountFollowsAffinityMask) {
 
 // @verifies POOL-13
 TEST(Topology, PoolVictimsNearestFirst) {
-  // 8 workers on node:2 l3:2 core:2 (one PU per core): worker 0's victims are
-  // {1} (same L3), {2,3} (same node), {4..7} (other node).
+  // 8 workers on node:2 l3:2 core:2 (one PU per core). Placement alternates
+  // the nodes: workers 0..7 on cores 0,4,1,5,2,6,3,7. Worker 0 (core 0):
+  // {2} (core 1, same L3), {4,6} (cores 2,3, same node), {1,3,5,7} (other node).
   pilfer::pool p({.threads = 8, .topo = pilfer::topology::synthetic("node:2 l3:2 core:2 pu:1")});
   const auto& g0 = p.victim_groups(0);
   ASSERT_EQ(g0.size(), 3u);
-  EXPECT_EQ(g0[0], (std::vector<unsigned>{1}));
-  EXPECT_EQ(g0[1], (std::vector<unsigned>{2, 3}));
-  EXPECT_EQ(g0[2], (std::vector<unsigned>{4, 5, 6, 7}));
-  const auto& g6 = p.victim_groups(6);
-  EXPECT_EQ(g6[0], (std::vector<unsigned>{7}));
-  EXPECT_EQ(g6[1], (std::vector<unsigned>{4, 5}));
-  EXPECT_EQ(g6[2], (std::vector<unsigned>{0, 1, 2, 3}));
+  EXPECT_EQ(g0[0], (std::vector<unsigned>{2}));
+  EXPECT_EQ(g0[1], (std::vector<unsigned>{4, 6}));
+  EXPECT_EQ(g0[2], (std::vector<unsigned>{1, 3, 5, 7}));
+  const auto& g6 = p.victim_groups(6);  // core 3
+  EXPECT_EQ(g6[0], (std::vector<unsigned>{4}));
+  EXPECT_EQ(g6[1], (std::vector<unsigned>{0, 2}));
+  EXPECT_EQ(g6[2], (std::vector<unsigned>{1, 3, 5, 7}));
   // The pool works on a synthetic machine larger than this one.
   EXPECT_EQ(p.submit([&] { return pilfer::parallel_reduce(p, 0, 1000, 0, [](int i) { return i; },
                                                           [](int a, int b) { return a + b; }); })

@@ -60,7 +60,8 @@ struct run_count {
 /// POOL-14 identities the scenarios rely on, once the pool is idle (wait_idle() returned).
 void assert_idle_stats(const pilfer::pool_stats& s) {
   const auto& t = s.total;
-  PILFER_MODEL_ASSERT(t.local_pops + t.injector_pops + t.priority_pops + t.steals == t.tasks_run + t.tasks_cancelled);
+  PILFER_MODEL_ASSERT(t.local_pops + t.injector_pops + t.priority_pops + t.steals ==
+                      t.tasks_run - t.claimed + t.tasks_cancelled + t.tombstones + t.rerouted);
   PILFER_MODEL_ASSERT(s.submitted == t.local_pushes + s.injector_pushes + s.priority_pushes);
   PILFER_MODEL_ASSERT(s.pending == 0);
 }
@@ -340,7 +341,213 @@ struct local_handoff : scenario {
   }
 };
 
+
+// ---------------------------------------------------------------- issue 8 scenarios
+//
+// Templated on the Sync policy: `Sy = checker_sync` is the pool as shipped; the sensitivity
+// run (pool_sensitivity.cpp) instantiates the same scenarios with policies that declare a
+// `pool_mutation` (pool.hpp: the OLD sleep protocol, the OLD helping wait) and requires the
+// checker to find the failure there.
+
+template <class Sy>
+class pool_box_of {
+ public:
+  using pool_type = pilfer::basic_pool<Sy>;
+  pool_box_of() = default;
+  pool_box_of(const pool_box_of&) = delete;
+  pool_box_of& operator=(const pool_box_of&) = delete;
+  pool_type& make(unsigned threads, unsigned spin_rounds) {
+    pilfer::pool_options o;
+    o.threads = threads;
+    o.spin_rounds = spin_rounds;
+    p_ = ::new (static_cast<void*>(raw_)) pool_type(std::move(o));
+    return *p_;
+  }
+  pool_type* operator->() noexcept { return p_; }
+  void drop() {
+    p_->~pool_type();
+    p_ = nullptr;
+  }
+
+ private:
+  alignas(pool_type) unsigned char raw_[sizeof(pool_type)];
+  pool_type* p_ = nullptr;
+};
+
+// 7. Invariant W (sleep.md), POOL-18: P and its 3 children meet at a 4-party rendezvous (each
+// increments `arrived` and waits, without helping, until it is 4): the 4-worker pool must run
+// all four at once. Set-up (as the unit test): P first spawns a no-op task, which wakes one
+// parked worker; once it has run, that worker searches (4 back-off rounds) while P waits until
+// the two others are asleep (a park not followed by a wake-up), then P spawns. The 3 local pushes
+// may all skip waking (a searcher exists); the searcher takes one child and, as the last
+// searcher, wakes a parked worker, which must be counted as a searcher so that it hands on to
+// the last one. OLD protocol (woken worker not counted): the third child stays queued beside a
+// parked worker -- "deadlock". Every body runs exactly once.
+// @verifies POOL-18 POOL-7 POOL-9
+template <class Sy>
+struct rendezvous_4w : scenario {
+  pool_box_of<Sy> pool;
+  run_count p_ran, c_ran[3];
+  typename Sy::template atomic<int> arrived{0};
+  typename Sy::template atomic<int> noop_ran{0};
+  rendezvous_4w() : scenario(1) {}
+  void before() override { pool.make(4, 4); }
+  void meet() {
+    const int n = arrived.fetch_add(1, PILFER_SITE("test.meet", acq_rel)) + 1;
+    if (n == 4) {
+      arrived.notify_all();
+      return;
+    }
+    for (int v = arrived.load(PILFER_SITE("test.meet", acquire)); v < 4; v = arrived.load(PILFER_SITE("test.meet", acquire)))
+      arrived.wait(v, PILFER_SITE("test.meet", acquire));
+  }
+  bool gate_open() {
+    const pilfer::pool_stats s = pool->stats();
+    const unsigned me = *pool->current_worker_index();
+    if (noop_ran.load(PILFER_SITE("test.noop", acquire)) == 0) return false;
+    unsigned asleep = 0;
+    for (unsigned k = 1; k < 4; ++k) {
+      const auto& w = s.workers[(me + k) % 4];
+      if (w.parks > w.wakeups) ++asleep;
+    }
+    return asleep >= 2;
+  }
+  void thread(unsigned) override {
+    auto h = pool->submit([this] {
+      p_ran.hit();
+      pool->spawn([this] { noop_ran.store(1, PILFER_SITE("test.noop", release)); });
+      while (!gate_open()) Sy::yield();
+      for (int i = 0; i < 3; ++i)
+        pool->spawn([this, i] {
+          c_ran[i].hit();
+          meet();
+        });
+      meet();
+    });
+    h.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(p_ran.get() == 1 && c_ran[0].get() == 1 && c_ran[1].get() == 1 && c_ran[2].get() == 1);
+  }
+};
+
+// 8. POOL-19: a wait-for chain on 2 workers through handles. B runs until A has begun waiting
+// for it; A waits for B; C waits for A (all submitted from outside: B, A, C). A's wait must
+// not run C on its frame: with the OLD helping wait, A (waiting for the running B) takes C
+// from the injector and runs it on top of itself; C then waits for A, which can never resume
+// under it -- the checker reports it (a helping loop that never ends: "livelock", or
+// "deadlock"). Every body runs exactly once and C returns A's value + 1.
+// @verifies POOL-19 POOL-11 POOL-9
+template <class Sy>
+struct wait_chain_2w : scenario {
+  using handle = pilfer::basic_task_handle<int, Sy>;
+  pool_box_of<Sy> pool;
+  run_count a_ran, b_ran, c_ran;
+  typename Sy::template atomic<int> a_waiting{0};
+  handle hb, ha;
+  int got = 0;
+  wait_chain_2w() : scenario(1) {}
+  void before() override { pool.make(2, 1); }
+  void thread(unsigned) override {
+    hb = pool->submit([this] {
+      b_ran.hit();
+      while (a_waiting.load(PILFER_SITE("test.chain", acquire)) == 0) a_waiting.wait(0, PILFER_SITE("test.chain", acquire));
+      return 1;
+    });
+    ha = pool->submit([this] {
+      a_ran.hit();
+      a_waiting.store(1, PILFER_SITE("test.chain", release));
+      a_waiting.notify_all();
+      return hb.get() + 1;
+    });
+    auto hc = pool->submit([this] {
+      c_ran.hit();
+      return ha.get() + 1;
+    });
+    got = hc.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    hb = handle();
+    ha = handle();
+    pool.drop();
+    PILFER_MODEL_ASSERT(got == 3);
+    PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1 && c_ran.get() == 1);
+  }
+};
+
+// 9. POOL-19 / POOL-11 through join and a task group on 2 workers: T joins (a, b) where b
+// waits (via a group) for a task G that waits until T's `a` has started. Any schedule must
+// complete; the group's completion and the join branch's hand-off are the lock-free paths
+// of task_group.hpp / join_branch (pool.G*, pool.J*).
+// @verifies POOL-19 POOL-9
+template <class Sy>
+struct join_group_2w : scenario {
+  pool_box_of<Sy> pool;
+  run_count a_ran, b_ran, g_ran;
+  typename Sy::template atomic<int> a_started{0};
+  join_group_2w() : scenario(1) {}
+  void before() override { pool.make(2, 1); }
+  void thread(unsigned) override {
+    pool->submit([this] {
+      pilfer::join(
+          *pool.operator->(),
+          [this] {
+            a_ran.hit();
+            a_started.store(1, PILFER_SITE("test.jg", release));
+            a_started.notify_all();
+          },
+          [this] {
+            b_ran.hit();
+            pilfer::basic_task_group<Sy> g(*pool.operator->());
+            g.run([this] {
+              g_ran.hit();
+              while (a_started.load(PILFER_SITE("test.jg", acquire)) == 0) a_started.wait(0, PILFER_SITE("test.jg", acquire));
+            });
+            g.wait();
+          });
+    }).get();
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1 && g_ran.get() == 1);
+  }
+};
+
+options random_bound(std::size_t n) {
+  options o;
+  o.how = mode::random;
+  o.seed = 1;
+  o.iterations = n;
+  o.max_steps = 5000;
+  return o;
+}
+
+/// Mutant policies (see pool.hpp, detail::pool_mutation).
+struct old_sleep_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_sleep_protocol;
+};
+struct old_helping_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
+};
+
 }  // namespace
+
+/// The old behaviours of issue 8 as mutants: each must FAIL under the checker (pool_sensitivity.cpp).
+std::vector<entry> pool_mutant_scenarios() {
+  std::vector<entry> v;
+  v.push_back({"pool.rendezvous_4w[old sleep protocol]", "POOL-18",
+               [] { return std::make_unique<rendezvous_4w<old_sleep_sync>>(); }, random_bound(300), false});
+  v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
+               [] { return std::make_unique<wait_chain_2w<old_helping_sync>>(); }, random_bound(500), false});
+  return v;
+}
 
 std::vector<entry> pool_scenarios() {
   // Bounds (dev build, one core): 1-worker scenarios exhaustive with at most one preemptive
@@ -366,6 +573,10 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
   v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd(1000), false});
   v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd(300), false});
+  // Issue 8 (random mode: 4 and 2 workers + the external thread exceed the exhaustive budget).
+  v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, rnd(300), false});
+  v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, rnd(500), false});
+  v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, rnd(500), false});
   return v;
 }
 

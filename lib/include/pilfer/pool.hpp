@@ -200,6 +200,7 @@ class basic_pool {
     using R = std::invoke_result_t<std::decay_t<F>&>;
     using T = detail::handle_task<std::decay_t<F>, R, Sync>;
     T* t = Sync::template make<T>(std::forward<F>(f), this);
+    if (o.affinity) t->affinity = *o.affinity;
     try {
       enqueue(t, o);
     } catch (...) {
@@ -450,10 +451,19 @@ class basic_pool {
     // [pool.S3] relaxed: cancel is best effort for tasks already taken; the
     // flag guards no data (a stale false just runs the task, which is allowed).
     const bool cancel = cancelling_.load(PILFER_SITE("pool.S3", relaxed));
+    if (!counted) {
+      // A join branch: its joiner may return (and its task finish, ending
+      // wait_idle) as soon as the branch is done, so count it first: the
+      // statistics are consistent at quiescence (POOL-14).
+      w.bump(cancel ? counter::tasks_cancelled : counter::tasks_run);
+      t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
+      w.current = outer;
+      return;
+    }
     const bool live = t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
     w.current = outer;
     w.bump(!live ? counter::tombstones : cancel ? counter::tasks_cancelled : counter::tasks_run);
-    if (counted) finish_pending();
+    finish_pending();
   }
 
   /// Take one task: mailbox, high priority, (every N) injector, own deque,
@@ -711,7 +721,7 @@ class basic_pool {
     on_wake();
     try {
       s.thread = typename Sync::thread([this, &s] { worker_main(s, !(mutation == detail::pool_mutation::old_sleep_protocol)); });
-      configure_thread(s);
+      if constexpr (!Sync::is_model) configure_thread(s);
     } catch (...) {
       // No thread (resource limit): the slot stays, as a worker that never
       // runs; undo the counts.
@@ -985,7 +995,8 @@ struct pool_access {
       if (s->code() != state::pending) return;
     }
     if constexpr (pool_type::mutation != pool_mutation::old_helping) {
-      if (s->claim()) {
+      // An affinity task is claimed only by its own worker (POOL-15).
+      if ((s->affinity == ~0u || s->affinity == w->index) && s->claim()) {
         p.run_claimed(*w, s);
         return;
       }

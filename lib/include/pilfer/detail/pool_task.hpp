@@ -144,6 +144,7 @@ struct result_state : task_base {
   cell_t<Sync, std::optional<value_type>> value{};
   cell_t<Sync, std::exception_ptr> error{};
   basic_pool<Sync>* pool;  // for waits (wait inside a task of this pool) and the uncaught sink
+  unsigned affinity = ~0u; // the only worker that may run it (task_options::affinity), or ~0u
 
   std::uint32_t code() const noexcept {
     // [pool.H1] acquire: pairs with [pool.H2]; the value/error written
