@@ -78,12 +78,15 @@ class pilfer_injector {
   pilfer::injector<value_t> q_;
 };
 
-class pilfer_pool {
+/// pilfer's pool; the Sync parameter lets the suite also run the pool compiled with an old, known-wrong
+/// behaviour (its pool_mutation hook: mutants/pilfer_pool_mutants.hpp).
+template <class Sync = pilfer::std_sync>
+class basic_pilfer_pool {
  public:
   static constexpr const char* name = "pilfer::pool";
   static constexpr bool has_local_spawn = true, has_handles = true, has_fork_join = true, has_shutdown = true;
 
-  explicit pilfer_pool(unsigned n) : p_(make_options(n, this)) {}
+  explicit basic_pilfer_pool(unsigned n) : p_(make_options(n, this)) {}
   void submit(std::function<void()> f) { p_.spawn(std::move(f)); }  // from outside: the injector
   void spawn(std::function<void()> f) { p_.spawn(std::move(f)); }   // from a task: the worker's deque
   std::function<void()> submit_waitable(std::function<void()> f) {
@@ -92,7 +95,7 @@ class pilfer_pool {
   }
   void fork_join(std::function<void()> f, std::function<void()> g) { pilfer::join(p_, f, g); }
   void run_group(std::vector<std::function<void()>> fs) {
-    pilfer::task_group g(p_);
+    pilfer::basic_task_group<Sync> g(p_);
     for (auto& f : fs) g.run(std::move(f));
     g.wait();
   }
@@ -107,7 +110,7 @@ class pilfer_pool {
  private:
   /// One task_handle behind a copyable waiter: every caller waits; the first collects the result.
   struct shared_handle {
-    explicit shared_handle(pilfer::task_handle<void> x) : h(std::move(x)) {}
+    explicit shared_handle(pilfer::basic_task_handle<void, Sync> x) : h(std::move(x)) {}
     void wait_and_rethrow() {
       h.wait();
       std::exception_ptr e;
@@ -125,13 +128,13 @@ class pilfer_pool {
       }
       if (e) std::rethrow_exception(e);
     }
-    pilfer::task_handle<void> h;
+    pilfer::basic_task_handle<void, Sync> h;
     pilfer::std_sync::mutex m;
     bool collected = false;
     std::exception_ptr error;
   };
 
-  static pilfer::pool_options make_options(unsigned n, pilfer_pool* self) {
+  static pilfer::pool_options make_options(unsigned n, basic_pilfer_pool* self) {
     pilfer::pool_options o;
     o.threads = n;
     o.on_uncaught = [self](std::exception_ptr e) { self->uncaught(e); };
@@ -144,7 +147,8 @@ class pilfer_pool {
 
   pilfer::std_sync::mutex hook_m_;
   std::function<void(std::exception_ptr)> hook_;
-  pilfer::pool p_;
+  pilfer::basic_pool<Sync> p_;
 };
+using pilfer_pool = basic_pilfer_pool<>;
 
 }  // namespace pilfer::conformance

@@ -29,6 +29,9 @@ class tbb_pool {
  public:
   static constexpr const char* name = "oneTBB";
   static constexpr bool has_local_spawn = true, has_handles = true, has_fork_join = true, has_shutdown = false;
+  /// oneTBB's workers are not re-created in a forked child once the parent has started them: the suite's
+  /// in-test child processes (POOL-8 under join, POOL-20) run this adapter in-process instead.
+  static constexpr bool fork_safe = false;
 
   explicit tbb_pool(unsigned n)
       : gc_(tbb::global_control::max_allowed_parallelism, n + 1), arena_(static_cast<int>(n), 0) {}

@@ -1,4 +1,5 @@
 #include "../mutants/mutex_refs.hpp"
+#include "../mutants/pilfer_pool_mutants.hpp"
 #include "../mutants/ws_pool.hpp"
 #include "impls.hpp"
 
@@ -26,5 +27,11 @@ void add_other_mutants(registry& r) {
                                                 "fork_join takes its own arm back without the injector interval");
   r.add_pool<ws_pool<M::drop_swallows>>("mutant.pool.drop_swallows", "mutant", "POOL-21",
                                         "a dropped handle's exception is discarded silently");
+  r.add_pool<mutants::pilfer_pool_old_sleep>("mutant.pilfer_pool.old_sleep", "mutant", "POOL-18",
+                                             "pilfer's pool with its old sleep protocol (pool_mutation hook)");
+  r.add_pool<mutants::pilfer_pool_old_helping>("mutant.pilfer_pool.old_helping", "mutant", "POOL-19",
+                                               "pilfer's pool with its old helping waits (pool_mutation hook)");
+  r.add_pool<mutants::pilfer_pool_old_helping>("mutant.pilfer_pool.old_helping_deep", "mutant", "POOL-20",
+                                               "pilfer's pool with its old helping waits: waiters nest on one stack");
 }
 }  // namespace pilfer::conformance::suite

@@ -289,7 +289,7 @@ verdict many_waiters_body(const run_config& cfg, int n) {
     atomic<int> started{0}, finished{0}, threw{0}, max_depth{0}, l_started{0}, submitted_all{0};
   };
   auto st = std::make_shared<state>();
-  P* p = new P(2);  // never destroyed: the child ends with _exit
+  P* p = new P(2);  // deleted once every task finished; leaked (never joined) when a case failed to finish
   auto l = p->submit_waitable([st, n] {
     st->l_started.store(1, PILFER_SITE("conformance.flag", release));
     // L runs until every waiter has started or 1 s after the last submission.
@@ -327,9 +327,22 @@ verdict many_waiters_body(const run_config& cfg, int n) {
      << " waits reported an error, deepest nesting of waiter tasks on one thread "
      << st->max_depth.load(PILFER_SITE("conformance.depth", relaxed));
   if (!all) return verdict::fail(cfg.seed, os.str() + " — no progress in 60 s");
+  delete p;
   if (st->max_depth.load(PILFER_SITE("conformance.depth", relaxed)) > 1)
     return verdict::fail(cfg.seed, os.str() + " — waits ran other waiters on top of themselves (stack grows with the queue)");
   return verdict::pass(os.str());
+}
+
+/// An adapter may declare `static constexpr bool fork_safe = false;` when its implementation cannot be used in
+/// a forked child once the parent has used it (oneTBB's thread pool is not re-created after fork()); tests then
+/// run in-process (a crash of such a peer ends the run; the driver's own per-requirement isolation covers it).
+template <class P>
+constexpr bool fork_safe() {
+  if constexpr (requires { P::fork_safe; }) {
+    return P::fork_safe;
+  } else {
+    return true;
+  }
 }
 
 /// Run `body` in a forked child with a time limit; a signal or a timeout is a FAIL verdict.
@@ -391,26 +404,25 @@ template <pool_adapter P>
 verdict pool_many_waiters(const run_config& cfg) {
   if (!P::has_handles) return verdict::na("no result handles");
   const int n = 200000;
+  if constexpr (!detail::fork_safe<P>()) return detail::many_waiters_body<P>(cfg, n);
   return detail::in_child(cfg, std::to_string(n) + " waiters on one running task", std::chrono::seconds(90),
                           [&] { return detail::many_waiters_body<P>(cfg, n); });
 }
 
 // ---------------------------------------------------------------------------------- POOL-8 under join
 
-/// POOL-8 under join: one worker computes fib(25) by recursive fork_join; an outside task X is submitted
-/// mid-way. X must start within a bounded number of join arms (the old pool ran it after every one of
-/// the ~240,000 arms). The bound, 1024 arms, is a black-box allowance over the injector interval
-/// (pilfer: N = 61) for a hand-off to another thread.
+/// POOL-8 under join (SPEC scenario "join recursion on one worker"): one worker computes fib(27) by recursive
+/// fork_join (635,621 arms); an outside task X submitted during the recursion MUST start before the recursion
+/// ends. The old pool ran X only after every arm. The arm count at which X started is reported (the SPEC bounds
+/// the hand-off to N = 61 arms; when the woken or spare thread then runs X is up to the scheduler).
 template <pool_adapter P>
-verdict pool_fairness_join(const run_config& cfg) {
-  if (!P::has_fork_join) return verdict::na("no fork-join inside tasks");
-  constexpr long bound = 1024;
+verdict pool_fairness_join_body(const run_config& cfg) {
   struct state {
     atomic<long> arms{0}, x_at{-1};
     atomic<int> started{0}, root_done{0};
   };
   long worst = 0;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 2; ++round) {
     auto st = std::make_shared<state>();
     detail::pool_box<P> pool(1);
     P* p = &*pool;
@@ -425,17 +437,17 @@ verdict pool_fairness_join(const run_config& cfg) {
     };
     (*pool).submit([st, fib] {
       st->started.store(1, PILFER_SITE("conformance.flag", release));
-      (*fib)(25);
+      (*fib)(27);
       st->root_done.store(1, PILFER_SITE("conformance.flag", release));
     });
     if (!wait_until([&] { return st->arms.load(PILFER_SITE("conformance.arms", relaxed)) > 2000 ||
                                  st->root_done.load(PILFER_SITE("conformance.flag", acquire)) != 0; },
                     detail::case_limit)) {
       pool.abandon();
-      return verdict::fail(cfg.seed, "fib(25) by fork_join on 1 worker made no progress in 5 s");
+      return verdict::fail(cfg.seed, "fib(27) by fork_join on 1 worker made no progress in 5 s");
     }
     if (st->root_done.load(PILFER_SITE("conformance.flag", acquire)) != 0)
-      return verdict::fail(cfg.seed, "fib(25) finished before the test could submit X (pool too fast to measure)");
+      return verdict::fail(cfg.seed, "fib(27) finished before the test could submit X (pool too fast to measure)");
     const long at = st->arms.load(PILFER_SITE("conformance.arms", relaxed));
     (*pool).submit([st] { st->x_at.store(st->arms.load(PILFER_SITE("conformance.arms", relaxed)), PILFER_SITE("conformance.flag", release)); });
     if (!wait_until([&] { return st->x_at.load(PILFER_SITE("conformance.flag", acquire)) >= 0 &&
@@ -444,15 +456,26 @@ verdict pool_fairness_join(const run_config& cfg) {
       pool.abandon();
       return verdict::fail(cfg.seed, "1 worker in fork_join recursion: X or the recursion did not finish in 30 s");
     }
-    const long delta = st->x_at.load(PILFER_SITE("conformance.flag", acquire)) - at;
-    worst = std::max(worst, delta);
-    if (delta > bound)
-      return verdict::fail(cfg.seed, "1 worker computing fib(25) by fork_join: an outside task X started only after " +
-                                         std::to_string(delta) + " further join arms (bound " + std::to_string(bound) +
-                                         ") — join ignores the injector");
+    const long x_at = st->x_at.load(PILFER_SITE("conformance.flag", acquire));
+    const long total = st->arms.load(PILFER_SITE("conformance.arms", relaxed));
+    worst = std::max(worst, x_at - at);
+    if (x_at >= total)
+      return verdict::fail(cfg.seed, "1 worker computing fib(27) by fork_join: an outside task X submitted at arm " +
+                                         std::to_string(at) + " started only after the recursion ended (" +
+                                         std::to_string(total) + " arms) — join ignores the injector");
   }
-  return verdict::pass("outside task started within " + std::to_string(worst) + " join arms (bound " +
-                       std::to_string(bound) + ", 3 rounds, fib(25) on 1 worker)");
+  return verdict::pass("outside task started before the recursion ended, at most " + std::to_string(worst) +
+                       " join arms after its submission (2 rounds, fib(27) on 1 worker)");
+}
+
+/// Runs in a forked child: a pool whose waits help by running queued arms may overflow a worker's stack on
+/// fib(27) (the single-queue pool does); that is a FAIL verdict with the signal, not the end of the run.
+template <pool_adapter P>
+verdict pool_fairness_join(const run_config& cfg) {
+  if (!P::has_fork_join) return verdict::na("no fork-join inside tasks");
+  if constexpr (!detail::fork_safe<P>()) return pool_fairness_join_body<P>(cfg);
+  return detail::in_child(cfg, "fork_join fib(27) on 1 worker with an outside task", std::chrono::seconds(90),
+                          [&] { return pool_fairness_join_body<P>(cfg); });
 }
 
 // ------------------------------------------------------------------------------------------ POOL-21

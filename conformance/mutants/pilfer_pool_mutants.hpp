@@ -1,0 +1,24 @@
+// conformance/mutants/pilfer_pool_mutants.hpp — pilfer's own pool compiled with its OLD behaviour, through the
+// pool's compile-time pool_mutation hook (lib/include/pilfer/pool.hpp): the sleep protocol in which a woken
+// worker is not counted as searching (issue 8 point 1) and the helping waits that run any queued task on top of
+// the waiting frame (issue 8 points 2 and 3). The suite must kill both, as it kills the ws_pool mutants.
+#pragma once
+
+#include <pilfer/pool.hpp>
+#include <pilfer/sync.hpp>
+
+#include "../adapters/pilfer_adapters.hpp"
+
+namespace pilfer::conformance::mutants {
+
+struct old_sleep_sync : pilfer::std_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_sleep_protocol;
+};
+struct old_helping_sync : pilfer::std_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
+};
+
+using pilfer_pool_old_sleep = basic_pilfer_pool<old_sleep_sync>;
+using pilfer_pool_old_helping = basic_pilfer_pool<old_helping_sync>;
+
+}  // namespace pilfer::conformance::mutants
