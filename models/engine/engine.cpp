@@ -187,7 +187,7 @@ class checker {
  private:
   friend struct consistency;
   // execution driving
-  enum class outcome { complete, failed, pruned, blocked };
+  enum class outcome { complete, failed, pruned, blocked, other_shard };
   bool rc11() const noexcept { return opt_.model == memory_model::rc11; }
   bool memo_seen(hash128 h);  // insert; true if it was there
   outcome run_execution();
@@ -252,7 +252,8 @@ class checker {
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
   bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;
-  bool failed_ = false, pruned_ = false, blocked_ = false;
+  bool failed_ = false, pruned_ = false, blocked_ = false, other_shard_ = false;
+  int shard_ = -1;  // this execution's shard: 1 mine, 0 another's, -1 not decided yet
   std::string fail_kind_, fail_msg_;
   std::uint32_t last_run_ = none;
   unsigned preemptions_ = 0;
@@ -449,6 +450,7 @@ result checker::run() {
       if (oc == outcome::complete) ++res_.executions;
       if (oc == outcome::pruned) ++res_.pruned;
       if (oc == outcome::blocked) ++res_.blocked;
+      if (oc == outcome::other_shard) ++res_.other_shards;
       if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
       const bool stop = failed_ && opt_.stop_on_failure;
       cleanup_execution();
@@ -485,7 +487,8 @@ void checker::reset_execution() {
   sc_nodes_.clear();
   psc_.clear();
   sc_fences_ = 0;
-  failed_ = pruned_ = blocked_ = false;
+  failed_ = pruned_ = blocked_ = other_shard_ = false;
+  shard_ = -1;
   force_latest_ = false;
   over_ = false;
   depth_ = 0;
@@ -516,6 +519,16 @@ checker::outcome checker::run_execution() {
   threads_[0].rng = threads_[0].key;
   while (true) {
     if (over_) break;
+    if (opt_.shard_count > 1 && opt_.how == mode::exhaustive && !replaying_token_ && shard_ < 0 &&
+        events_.size() >= opt_.shard_depth) {
+      // the first state with shard_depth events decides: its canonical hash picks the shard
+      const hash128 h = state_hash();
+      shard_ = mix64(h.a ^ h.b) % opt_.shard_count == opt_.shard_index % opt_.shard_count ? 1 : 0;
+      if (shard_ == 0) {
+        other_shard_ = true;  // another shard explores this state
+        break;
+      }
+    }
     // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
     if (opt_.how == mode::exhaustive && !replaying_token_) {
       // (the same state seen twice in a row is one visit: a thread started or resumed
@@ -578,7 +591,10 @@ checker::outcome checker::run_execution() {
     last_run_ = t;
     switch_to(t);
   }
-  if (!failed_ && !pruned_ && !blocked_) {
+  if (!failed_ && !pruned_ && !blocked_ && !other_shard_ && opt_.shard_count > 1 && opt_.how == mode::exhaustive &&
+      !replaying_token_ && shard_ < 0 && opt_.shard_index % opt_.shard_count != 0)
+    other_shard_ = true;  // shorter than shard_depth events: shard 0 takes it
+  if (!failed_ && !pruned_ && !blocked_ && !other_shard_) {
     // leak check: everything made must have been destroyed once every thread finished
     for (const auto& [p, r] : regions_) {
       if (!r.freed) {
@@ -590,8 +606,9 @@ checker::outcome checker::run_execution() {
       }
     }
   }
-  const outcome oc = failed_   ? outcome::failed
-                     : blocked_ ? outcome::blocked
+  const outcome oc = failed_       ? outcome::failed
+                     : other_shard_ ? outcome::other_shard
+                     : blocked_     ? outcome::blocked
                      : pruned_  ? outcome::pruned
                                 : outcome::complete;
   if (failed_ && res_.ok) {

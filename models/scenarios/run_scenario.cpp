@@ -1,6 +1,7 @@
 // Runs one registered scenario (argv[1] = name) exhaustively; exit code = verdict.
 // Options: --random (random mode, seed printed; PILFER_SEED=N or --seed=N), --replay=TOKEN,
-// --weaken=TAG=ORDER (e.g. --weaken=deque.P2=relaxed; repeatable).
+// --weaken=TAG=ORDER (e.g. --weaken=deque.P2=relaxed; repeatable), --model=c++20|rc11,
+// --shard=I/N (explore shard I of N; N runs together cover the space).
 #include "scenarios.hpp"
 
 #include <cstdio>
@@ -13,7 +14,7 @@ using namespace pilfer::model;
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s NAME [--random] [--seed=N] [--replay=TOKEN] [--weaken=TAG=ORDER]...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s NAME [--random] [--seed=N] [--replay=TOKEN] [--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N]\n", argv[0]);
     for (const auto& e : scenarios::all_scenarios()) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;
   }
@@ -26,6 +27,24 @@ int main(int argc, char** argv) {
       if (a == "--random") o.how = mode::random;
       if (a.rfind("--seed=", 0) == 0) o.seed = std::stoull(a.substr(7));
       if (a.rfind("--replay=", 0) == 0) o.replay = a.substr(9);
+      if (a.rfind("--model=", 0) == 0) {
+        const auto m = parse_memory_model(a.substr(8));
+        if (!m) {
+          std::fprintf(stderr, "error: unknown memory model '%s' (c++20 or rc11)\n", a.substr(8).c_str());
+          return 2;
+        }
+        o.model = *m;
+      }
+      if (a.rfind("--shard=", 0) == 0) {  // --shard=I/N
+        unsigned si = 0, sn = 0;
+        char tail = 0;
+        if (std::sscanf(a.c_str() + 8, "%u/%u%c", &si, &sn, &tail) != 2 || sn == 0 || si >= sn) {
+          std::fprintf(stderr, "error: --shard expects I/N with 0 <= I < N, got '%s'\n", a.c_str() + 8);
+          return 2;
+        }
+        o.shard_index = si;
+        o.shard_count = sn;
+      }
       if (a.rfind("--weaken=", 0) == 0) {
         const std::string kv = a.substr(9);
         const auto eq = kv.find('=');

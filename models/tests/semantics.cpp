@@ -388,6 +388,21 @@ int main() {
     auto nomemo = outcomes<wwmerge1_outcome>(&rt, none);
     t.expect(r.ok && rt.ok && rt.complete && nomemo == with_memo && rt.executions > r.executions,
              "no memo table: the same outcomes, more executions", "[" + r.summary() + "] [" + rt.summary() + "]");
+    // --shard i/n: three shards together reach every outcome; each explores a part
+    outcome_set shard_union;
+    std::size_t cut = 0;
+    for (unsigned k = 0; k < 3; ++k) {
+      options sh;
+      sh.shard_index = k;
+      sh.shard_count = 3;
+      sh.shard_depth = 8;
+      auto part = outcomes<wwmerge1_outcome>(&rt, sh);
+      shard_union.insert(part.begin(), part.end());
+      cut += rt.other_shards;
+      t.expect(rt.ok && rt.complete, "shard " + std::to_string(k) + "/3 completes its part", rt.summary());
+    }
+    t.expect(shard_union == with_memo && cut > 0, "the shards together reach every outcome",
+             show(shard_union) + " runs left to other shards: " + std::to_string(cut));
     options flags;
     flags.stop_at_first_race = false;
     auto s = outcomes<racy_mp>(&r, flags);

@@ -70,6 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     p = lm::parse(src);
   } catch (const lm::parse_error& e) {
     if (e.line() < 1 || e.column() < 1) __builtin_trap();  // positions are 1-based
+    for (const char* c = e.what(); *c; ++c)  // one line, printable
+      if (static_cast<unsigned char>(*c) < 0x20) __builtin_trap();
     return 0;
   }
   cell_memory m(p);

@@ -48,6 +48,7 @@ struct cli {
   std::size_t iterations = 0;
   std::uint64_t seed = 0;
   std::size_t max_executions = 0;
+  std::size_t max_steps = 200;  // events per thread: litmus threads are a handful of events
   std::string check;
   std::string external;
   model::memory_model model = model::memory_model::rc11;
@@ -99,13 +100,19 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     mo.seed = opt.seed;
   }
   if (opt.max_executions) mo.max_executions = opt.max_executions;
-  mo.stop_on_failure = false;  // keep exploring: list every outcome
+  // Races never end the outcome run (they are found by the race run, litmus_run.hpp); any
+  // other failure (a livelock: a loop that never exits within max_steps events) ends the
+  // exploration, which is then flagged incomplete: exploring every interleaving of a loop
+  // that runs to the step bound would take practically forever.
+  mo.stop_on_failure = true;
+  mo.max_steps = opt.max_steps;
 
   const auto t0 = std::chrono::steady_clock::now();
   verdict v;
   if (opt.oracle) {
     // Independent brute-force RC11 enumeration (rc11_oracle.hpp) instead of the engine.
-    const lm::oracle_result o = lm::rc11_oracle(p);
+    const lm::oracle_result o = lm::rc11_oracle(
+        p, 32, opt.model == model::memory_model::cxx20 ? lm::oracle_model::cxx20 : lm::oracle_model::rc11);
     out.counts = o.outcomes;
     v.engine.ok = !o.data_race;
     v.engine.kind = o.data_race ? "data race" : "";
@@ -160,7 +167,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   if (opt.quiet && !opt.json) return v;
   if (opt.json) {
     os << "{\"test\":\"" << json_escape(p.name) << "\",\"model\":\""
-       << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\",\"kind\":\"" << v.kind
+       << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\",\"kind\":\"" << v.kind
        << "\",\"states\":[";
     bool first = true;
     for (const auto& [s, n] : out.counts) {
@@ -185,7 +192,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     std::size_t consistent = 0;
     for (const auto& [s, n] : out.counts) consistent += n;
     os << "Test " << p.name << " (CppMem)\n";
-    os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
+    os << "Model " << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\n";
     os << "States " << out.counts.size() << "\n";
     for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
     os << "Consistent executions " << consistent;
@@ -200,7 +207,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
     return v;
   }
   os << "Test " << p.name << " " << v.kind << "\n";
-  os << "Model " << (opt.oracle ? "rc11 (oracle)" : model::to_string(opt.model)) << "\n";
+  os << "Model " << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\n";
   os << "States " << out.counts.size() << "\n";
   for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
   os << (v.ok ? "Ok" : "No") << "\n";
@@ -255,8 +262,18 @@ int run_check(const cli& opt) {
   int lineno = 0, failures = 0, count = 0;
   double total = 0;
   std::vector<double> times;
+  cli run_opt = opt;  // a "#model NAME" line selects the model of the verdicts that follow
   while (std::getline(in, line)) {
     ++lineno;
+    if (line.rfind("#model ", 0) == 0) {
+      const auto mm = model::parse_memory_model(line.substr(7));
+      if (!mm) {
+        std::cerr << opt.check << ":" << lineno << ":1: error: unknown model '" << line.substr(7) << "'\n";
+        return 2;
+      }
+      run_opt.model = *mm;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
     std::string file, expected, source, want_flags;
@@ -280,7 +297,7 @@ int run_check(const cli& opt) {
       continue;
     }
     std::ostringstream sink;
-    const verdict v = run_test(p, opt, sink);
+    const verdict v = run_test(p, run_opt, sink);
     ++count;
     total += v.seconds;
     times.push_back(v.seconds);
@@ -300,7 +317,9 @@ int run_check(const cli& opt) {
     // brute-force enumeration of rc11.cat finds (no missing, no extra outcome).
     std::string diff;
     if (!opt.oracle) {
-      const lm::oracle_result o = lm::rc11_oracle(p);
+      const lm::oracle_result o =
+          lm::rc11_oracle(p, 32, run_opt.model == model::memory_model::cxx20 ? lm::oracle_model::cxx20
+                                                                            : lm::oracle_model::rc11);
       for (const auto& [st, n] : o.outcomes)
         if (!v.states.count(st)) diff += "  missing: " + lm::format_state(p, st) + "\n";
       for (const auto& st : v.states)
@@ -471,7 +490,8 @@ std::uint64_t number_or_exit(const char* what, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: pilfer-litmus [--quiet] [--json] [--random N] [--seed S]\n"
-               "                     [--max-executions N] [--oracle] FILE.litmus...\n"
+               "                     [--max-executions N] [--max-steps N (200)] [--model M]\n"
+               "                     [--oracle] FILE.litmus|FILE.cppmem...\n"
                "       pilfer-litmus --check EXPECTED.tsv [--oracle]\n"
                "       pilfer-litmus --external CORPUS/expected.tsv   (external corpus agreement)\n"
                "  --model rc11|c++20: the memory model (default rc11, as herd7's rc11.cat)\n"
@@ -519,6 +539,7 @@ int main(int argc, char** argv) {
     } else if (is("--seed")) opt.seed = number_or_exit("--seed", value_of("--seed"));
     else if (is("--max-executions"))
       opt.max_executions = number_or_exit("--max-executions", value_of("--max-executions"));
+    else if (is("--max-steps")) opt.max_steps = number_or_exit("--max-steps", value_of("--max-steps"));
     else if (a == "--help" || a == "-h") return usage(), 0;
     else if (!a.empty() && a[0] == '-') return usage();
     else opt.files.push_back(a);
@@ -550,7 +571,7 @@ int main(int argc, char** argv) {
     const verdict v = run_test(p, opt, std::cout);
     if (opt.quiet && !opt.json)
       std::cout << v.name << " " << v.observation << " " << v.positive << " " << v.negative << " "
-                << (opt.oracle ? "rc11-oracle" : model::to_string(opt.model)) << "\n";
+                << (opt.oracle ? std::string(model::to_string(opt.model)) + "-oracle" : model::to_string(opt.model)) << "\n";
   }
   return rc;
 }

@@ -4,7 +4,7 @@
 //   litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N] [--max-threads N]
 //               [--budget N]
 //               [--no-shrink] [--allow-count-mismatch] [--verbose] [--print] [--out DIR]
-//               [--mutant | --mutant-sc | --mutant-race] [--no-plain]
+//               [--mutant | --mutant-sc | --mutant-race] [--no-plain] [--model rc11|c++20]
 //
 // Each program is random (2..max-threads threads, 1..3 atomic locations, 1..max-ops ops per
 // thread: load / store / fetch_add / exchange / strong CAS / fence with random orders valid
@@ -58,6 +58,8 @@ using model::checker_sync;
 /// wrong engine input) so that the fuzzer's ability to find a difference is itself tested.
 /// --mutant-sc: a subtler one, seq_cst runs as acq_rel (the engine's side only).
 lm::order_mutation g_mutation;
+/// --model: the model both sides check (the engine's, and the oracle's axioms for it).
+model::memory_model g_model = model::memory_model::rc11;
 
 // ---------------------------------------------------------------------------------------------
 // The generator's program representation and its litmus rendering
@@ -424,14 +426,16 @@ comparison compare(const std::string& text, lm::program* keep = nullptr) {
   }
   auto t0 = std::chrono::steady_clock::now();
   model::options mo;
-  mo.model = model::memory_model::rc11;  // the oracle transcribes herd7's rc11.cat
+  mo.model = g_model;  // the oracle transcribes herd7's rc11.cat, or C++20's axioms
   mo.stop_on_failure = false;
   lm::engine_run run = lm::run_on_engine(p, mo, g_mutation);
   c.er = run.engine;
   c.engine = std::move(run.counts);
   c.engine_race = run.race;
   auto t1 = std::chrono::steady_clock::now();
-  c.orc = lm::rc11_oracle(p);
+  c.orc = lm::rc11_oracle(p, 32,
+                          g_model == model::memory_model::cxx20 ? lm::oracle_model::cxx20
+                                                                : lm::oracle_model::rc11);
   auto t2 = std::chrono::steady_clock::now();
   c.oracle = c.orc.outcomes;
   c.engine_s = std::chrono::duration<double>(t1 - t0).count();
@@ -580,7 +584,7 @@ int usage() {
   std::cerr << "usage: litmus_fuzz [--seed N] [--count N] [--max-ops N] [--min-threads N]\n"
                "                   [--max-threads N] [--budget N] [--no-shrink]\n"
                "                   [--allow-count-mismatch] [--verbose] [--print] [--out DIR]\n"
-               "                   [--mutant | --mutant-sc | --mutant-race] [--no-plain]\n";
+               "                   [--mutant | --mutant-sc | --mutant-race] [--no-plain] [--model rc11|c++20]\n";
   return 2;
 }
 
@@ -617,6 +621,11 @@ int main(int argc, char** argv) {
       else if (a == "--mutant-sc") g_mutation.sc_as_acq_rel = true;
       else if (a == "--no-plain") opt.g.plain = false;
       else if (a == "--mutant-race") g_mutation.no_race_run = true;
+      else if (a == "--model" && i + 1 < argc) {
+        const auto mm = model::parse_memory_model(argv[++i]);
+        if (!mm) return usage();
+        g_model = *mm;
+      }
       else if (auto n = value_of("--min-threads")) opt.g.min_threads = static_cast<unsigned>(std::stoul(*n));
       else return usage();
     } catch (const std::exception&) {

@@ -12,8 +12,28 @@
 
 namespace pilfer::litmus {
 
+namespace {
+/// The message on one printable line: control characters of quoted input become \xNN.
+std::string one_line(const std::string& what) {
+  std::string out;
+  for (const char c : what) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 parse_error::parse_error(int line, int column, const std::string& what)
-    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": error: " + what),
+    : std::runtime_error(std::to_string(line) + ":" + std::to_string(column) + ": error: " +
+                         one_line(what)),
       line_(line),
       column_(column) {}
 

@@ -198,6 +198,7 @@ struct checker {
   const rel& sb;
   const rel& rf;
   const rel& mo;
+  oracle_model model;
   bool race = false;
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -232,9 +233,12 @@ struct checker {
     const rel SC = I([](const event& e) { return e.atomic && e.ord == order::seq_cst; });
     const rel FSC = F & SC;
 
-    // rs = [W]; (sb & loc)?; [W & atomic]; (rf; rmw)*
+    // rc11: rs = [W]; (sb & loc)?; [W & atomic]; (rf; rmw)*
+    // c++20: rs = [W & atomic]; (rf; rmw)*   (P0982R1: no same-thread stores)
     const rel rfrmw = rf.then(RMW);
-    const rel rs = W.then((sb & loc).opt()).then(Watomic).then(rfrmw.plus().opt());
+    const rel rs = model == oracle_model::rc11
+                       ? W.then((sb & loc).opt()).then(Watomic).then(rfrmw.plus().opt())
+                       : Watomic.then(rfrmw.plus().opt());
     // sw = [REL]; ([F]; sb)?; rs; rf; [R & atomic]; (sb; [F])?; [ACQ]
     const rel sw = REL.then(F.then(sb).opt())
                        .then(rs)
@@ -248,13 +252,29 @@ struct checker {
     if (!RMW.then(eco).irreflexive()) return false;                     // coherencermw
     if (!(RMW & rb.then(mo)).empty()) return false;  // atomicity (rmw as one event: rmw ⊆ id)
 
-    rel sbl = sb;
-    for (std::size_t i = 0; i < n; ++i) sbl.r[i] &= ~loc.r[i];
-    const rel hbl = hb & loc;
-    const rel scb = sb | sbl.then(hb).then(sbl) | hbl | mo | rb;
-    const rel pscb = (SC | FSC.then(hb.opt())).then(scb).then(SC | hb.opt().then(FSC));
-    const rel pscf = FSC.then(hb | hb.then(eco).then(hb)).then(FSC);
-    if (!(pscb | pscf).acyclic()) return false;  // SC
+    if (model == oracle_model::rc11) {
+      rel sbl = sb;
+      for (std::size_t i = 0; i < n; ++i) sbl.r[i] &= ~loc.r[i];
+      const rel hbl = hb & loc;
+      const rel scb = sb | sbl.then(hb).then(sbl) | hbl | mo | rb;
+      const rel pscb = (SC | FSC.then(hb.opt())).then(scb).then(SC | hb.opt().then(FSC));
+      const rel pscf = FSC.then(hb | hb.then(eco).then(hb)).then(FSC);
+      if (!(pscb | pscf).acyclic()) return false;  // SC
+    } else {
+      // [intro.races]: A strongly happens before D if A sb D, or A sw D with both seq_cst,
+      // or A sb B, B happens before C, C sb D; transitively.
+      const rel SCop = SC;  // seq_cst operations and fences
+      const rel shb = (sb | SCop.then(sw).then(SCop) | sb.then(hb).then(sb)).plus();
+      // [atomics.order]/4: coherence-ordered-before = eco, between atomic operations.
+      const rel A = I([](const event& e) { return e.atomic && e.k != ev_kind::fence; });
+      const rel cob = A.then(eco).then(A);
+      const rel S = SCop.then(shb).then(SCop)            // first constraint
+                    | SC.then(cob).then(SC)              // (4.1)
+                    | SC.then(cob).then(hb).then(FSC)    // (4.2)
+                    | FSC.then(hb).then(cob).then(SC)    // (4.3)
+                    | FSC.then(hb).then(cob).then(hb).then(FSC);  // (4.4)
+      if (!S.acyclic()) return false;  // a total order S exists
+    }
     if (!(sb | rf).acyclic()) return false;      // no-thin-air
 
     // dr = (cnf & ext) \ (hb | hb^-1 | A * A), initial writes excluded.
@@ -275,7 +295,8 @@ struct checker {
 
 }  // namespace
 
-oracle_result rc11_oracle(const program& p, std::size_t max_events_per_thread) {
+oracle_result rc11_oracle(const program& p, std::size_t max_events_per_thread,
+                          oracle_model model) {
   oracle_result res;
   const std::size_t L = p.locations.size();
   const std::size_t T = p.threads.size();
@@ -374,7 +395,7 @@ oracle_result rc11_oracle(const program& p, std::size_t max_events_per_thread) {
                 for (std::size_t b = a + 1; b < chain.size(); ++b) mo.set(chain[a], chain[b]);
             }
             ++res.candidates;
-            checker c{ev, sb, rf, mo};
+            checker c{ev, sb, rf, mo, model, false};
             if (!c.consistent()) return;
             res.data_race = res.data_race || c.race;
             state s;

@@ -28,7 +28,14 @@ struct oracle_result {
   bool truncated = false;                 ///< a thread path hit the event bound (loops)
 };
 
-/// Enumerate the RC11-consistent executions of `p` (see above).
-oracle_result rc11_oracle(const program& p, std::size_t max_events_per_thread = 32);
+/// Which axioms: herd7's rc11.cat, or ISO C++20's — release sequences of RMWs only
+/// (P0982R1) and, instead of psc, a total order S on seq_cst operations and fences that
+/// contains strongly-happens-before between them and orders coherence-ordered-before pairs
+/// as [atomics.order]/4 says (P0668R5); coherence, atomicity and sb ∪ rf acyclic as rc11.
+enum class oracle_model { rc11, cxx20 };
+
+/// Enumerate the consistent executions of `p` (see above).
+oracle_result rc11_oracle(const program& p, std::size_t max_events_per_thread = 32,
+                          oracle_model model = oracle_model::rc11);
 
 }  // namespace pilfer::litmus

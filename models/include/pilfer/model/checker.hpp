@@ -108,6 +108,12 @@ struct options {
   /// so memory stays bounded whatever the number of explored states; exploration stays
   /// complete. 0 = no memoisation.
   std::size_t memo_entries = std::size_t{1} << 21;
+  /// Exhaustive mode: explore only shard `shard_index` of `shard_count`. Each execution's first
+  /// state with `shard_depth` events (init writes included) picks the shard by its canonical
+  /// hash, so n processes with indices 0..n-1 together cover the whole space (each complete for
+  /// its part; an execution that never reaches shard_depth events belongs to shard 0). A graph
+  /// reachable through several such states may be explored by more than one shard.
+  unsigned shard_index = 0, shard_count = 1, shard_depth = 24;
   bool verbose = false;                      ///< print each execution's trace (debugging only)
   bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
   /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
@@ -134,6 +140,7 @@ struct result {
   std::size_t states = 0;      ///< partial execution graphs visited (not memoised away)
   std::size_t blocked = 0;     ///< executions ended by a failed assume() (not errors)
   std::size_t pruned = 0;      ///< runs cut short: memoised state reached / no consistent choice
+  std::size_t other_shards = 0;  ///< runs cut because their prefix belongs to another shard
   bool complete = false;       ///< the whole space was covered within the stated bounds
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
