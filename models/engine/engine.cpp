@@ -633,41 +633,62 @@ bool checker::enabled(std::uint32_t t) const {
 }
 
 /// The memo table is a cache, not a set: forgetting a state only means exploring it again, so
-/// exploration stays complete while memory stays bounded by options::memo_entries.
+/// exploration stays complete while memory stays bounded by options::memo_entries. Below that
+/// cap nothing is forgotten — a full bucket (or one that overflows while rehashing) doubles the
+/// table instead — so each distinct graph is completed exactly once; only a table at its cap
+/// forgets (result::forgotten), and then a graph may be completed more than once.
 bool checker::memo_seen(hash128 h) {
   if (opt_.memo_entries == 0) return false;
   if (h.a == 0 && h.b == 0) h.b = 1;  // {0,0} marks an empty slot
   constexpr std::size_t ways = 4;
   const std::size_t cap = std::max<std::size_t>(opt_.memo_entries, 64);
-  if (memo_.empty()) memo_.assign(std::min<std::size_t>(cap, std::size_t{1} << 14), hash128{0, 0});
-  // grow (rehash) while the table is at most half full and below the cap
-  if (memo_used_ * 2 > memo_.size() && memo_.size() * 2 <= cap) {
+  const auto is_empty = [](const hash128& x) { return x.a == 0 && x.b == 0; };
+  const auto bucket = [&](const hash128& x) { return (x.a & (memo_.size() - 1)) & ~(ways - 1); };
+  // Rehash into a table twice as large; doubles again while an entry does not fit (below the cap).
+  const auto grow = [&] {
     std::vector<hash128> old;
     old.swap(memo_);
-    memo_.assign(old.size() * 2, hash128{0, 0});
-    memo_used_ = 0;
-    for (const hash128& x : old) {
-      if (x.a == 0 && x.b == 0) continue;
-      const std::size_t base = (x.a & (memo_.size() - 1)) & ~(ways - 1);
-      for (std::size_t i = 0; i < ways; ++i)
-        if (memo_[base + i].a == 0 && memo_[base + i].b == 0) {
+    std::size_t size = old.size() * 2;
+    for (bool fits = false; !fits; size *= 2) {
+      memo_.assign(size, hash128{0, 0});
+      memo_used_ = 0;
+      fits = true;
+      for (const hash128& x : old) {
+        if (is_empty(x)) continue;
+        const std::size_t base = bucket(x);
+        std::size_t i = 0;
+        while (i < ways && !is_empty(memo_[base + i])) ++i;
+        if (i < ways) {
           memo_[base + i] = x;
           ++memo_used_;
+        } else if (size * 2 <= cap) {
+          fits = false;  // try twice the size
           break;
+        } else {
+          ++res_.forgotten;  // at the cap: the table is a cache
         }
+      }
     }
-  }
-  const std::size_t base = (h.a & (memo_.size() - 1)) & ~(ways - 1);
-  for (std::size_t i = 0; i < ways; ++i) {
-    hash128& slot = memo_[base + i];
-    if (slot == h) return true;
-    if (slot.a == 0 && slot.b == 0) {
-      slot = h;
-      ++memo_used_;
-      return false;
+  };
+  if (memo_.empty()) memo_.assign(std::min<std::size_t>(cap, std::size_t{1} << 14), hash128{0, 0});
+  // grow (rehash) while the table is at most half full and below the cap
+  if (memo_used_ * 2 > memo_.size() && memo_.size() * 2 <= cap) grow();
+  for (;;) {
+    const std::size_t base = bucket(h);
+    for (std::size_t i = 0; i < ways; ++i) {
+      hash128& slot = memo_[base + i];
+      if (slot == h) return true;
+      if (is_empty(slot)) {
+        slot = h;
+        ++memo_used_;
+        return false;
+      }
     }
+    if (memo_.size() * 2 > cap) break;
+    grow();  // below the cap a full bucket grows the table: no state is forgotten
   }
-  memo_[base + (h.b % ways)] = h;  // bucket full: forget one of its states
+  memo_[bucket(h) + (h.b % ways)] = h;  // at the cap, bucket full: forget one of its states
+  ++res_.forgotten;
   return false;
 }
 
@@ -1031,14 +1052,19 @@ const event* checker::prev_diff(const event& y) const {
 }
 
 /// rc11:  scb = sb ∪ sb|≠loc;hb;sb|≠loc ∪ hb|loc ∪ mo ∪ fr   (herd7 rc11.cat)
-/// c++20: scb = sb ∪ sb;hb;sb ∪ hb|loc ∪ mo ∪ fr — strongly-happens-before ([intro.races]/12,
-///        P0668R5) has no different-location restriction on its sb;hb;sb step.
+/// c++20: scb = sb ∪ sb;hb;sb ∪ hb|loc ∪ eco — strongly-happens-before ([intro.races]/12,
+///        P0668R5) has no different-location restriction on its sb;hb;sb step, and S follows
+///        coherence-ordered-before ([atomics.order]/3), which is eco = (rf ∪ mo ∪ fr)⁺: by /3.4
+///        it is transitive through any modification, so A fr W rf B and A mo W rf B order the
+///        seq_cst reads/writes A, B in S even when W is relaxed (rc11.cat's psc does not).
 bool checker::scb(const event& x, const event& y) const {
   if (&x == &y) return false;
   if (x.thread == y.thread && x.index < y.index) return true;
   if (x.loc != none && x.loc == y.loc) {
     if (hbq(x, y)) return true;
-    if (locs_[x.loc].kind != location::cell_loc && (x.rd || x.wr) && y.wr && key_of(x) < key_of(y)) return true;
+    if (locs_[x.loc].kind != location::cell_loc && (x.rd || x.wr) && (y.wr || (!rc11() && y.rd)) &&
+        key_of(x) < key_of(y))
+      return true;
   }
   if (!rc11()) {
     // x sb a hb b sb y  <=>  the sb-successor of x happens before the sb-predecessor of y
@@ -1075,20 +1101,22 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
   const bool e_access = e.rd || e.wr;
   const auto sc_of = [&](const event& x) { return static_cast<std::uint32_t>(x.sc_idx); };
   if (e_access) {
-    // Targets reachable from e by scb (only mo ∪ fr: e is porf-maximal) or, from SC fences
-    // hb-before e, by eco (psc_F = [F];hb;eco;hb;[F]).
+    // Targets reachable from e by scb (only mo ∪ fr: e is porf-maximal; c++20: all of eco,
+    // whose mo;rf and fr;rf reach existing reads) or, from SC fences hb-before e, by eco
+    // (psc_F = [F];hb;eco;hb;[F]).
     const location& l = locs_[e.loc];
     const std::uint64_t ke = key_of(e);
     std::vector<std::uint32_t> out_acc, out_fence_w, out_fence_eco;
     for (auto yg : l.acc) {
       const event& y = events_[yg];
       if (yg == gid || !(y.rd || y.wr) || key_of(y) <= ke) continue;
-      if (y.sc && y.wr) out_acc.push_back(sc_of(y));
+      const bool scb_target = y.wr || !rc11();
+      if (y.sc && scb_target) out_acc.push_back(sc_of(y));
       for (auto fg : sc_nodes_) {
         const event& f = events_[fg];
         if (f.kind != ek::fence || !(hbq(y, f))) continue;
         out_fence_eco.push_back(sc_of(f));
-        if (y.wr) out_fence_w.push_back(sc_of(f));
+        if (scb_target) out_fence_w.push_back(sc_of(f));
       }
     }
     if (e.sc) {

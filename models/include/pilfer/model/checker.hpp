@@ -141,6 +141,9 @@ struct result {
   std::size_t blocked = 0;     ///< executions ended by a failed assume() (not errors)
   std::size_t pruned = 0;      ///< runs cut short: memoised state reached / no consistent choice
   std::size_t other_shards = 0;  ///< runs cut because their prefix belongs to another shard
+  /// States the memo table forgot because it was at its cap (options::memo_entries); while 0,
+  /// every distinct execution graph was completed exactly once (`executions` counts graphs).
+  std::size_t forgotten = 0;
   bool complete = false;       ///< the whole space was covered within the stated bounds
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
