@@ -413,3 +413,28 @@ TEST(PoolBlocking, DroppedHandleExceptionReachesOnUncaught) {
   p.wait_idle();
   EXPECT_EQ(load(reported), 11u);
 }
+
+// ------------------------------------------------- waits: every waiter, every queue
+// (tester's report on issue 8: two group waiters, a group task queued where
+// the waiter did not look, a join branch moved off its joiner's deque)
+
+// @verifies POOL-19 POOL-17
+TEST(PoolWaitClaim, EveryWaiterOfAGroupIsReleased) {
+  pilfer::pool p({.threads = 2});
+  watchdog dog("two threads waiting on one task_group", 60s, &p);
+  for (int round = 0; round < 100; ++round) {
+    pilfer::task_group g(p);
+    flag go{0};
+    g.run([&] {
+      while (load(go) == 0) std::this_thread::yield();
+    });
+    counter released{0};
+    std::thread a([&] { g.wait(); add(released); }), b([&] { g.wait(); add(released); });
+    // Both waiters get a chance to block before the task finishes.
+    std::this_thread::sleep_for(1ms);
+    store(go, 1);
+    a.join();
+    b.join();
+    ASSERT_EQ(load(released), 2u) << "round " << round;
+  }
+}

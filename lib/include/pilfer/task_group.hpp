@@ -17,8 +17,10 @@ namespace pilfer {
 /// (task_cancelled for cancelled tasks). The destructor waits; an exception
 /// nobody collected goes to the pool's on_uncaught handler.
 ///
-/// No lock: completion is one RMW on `state_` (count of unfinished tasks plus
-/// a waiter bit); the first exception is kept by whoever wins `error_claimed_`.
+/// Any number of threads may wait at once: all are released. No lock:
+/// completion is one CAS on `state_` (count of unfinished tasks, a waiter
+/// bit, a count of completers still notifying); the first exception is kept
+/// by whoever wins `error_claimed_`.
 template <class Sync>
 class basic_task_group {
  public:
@@ -57,11 +59,16 @@ class basic_task_group {
   friend struct detail::group_task;
 
   static constexpr std::uint64_t waiter_bit = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t count_mask = waiter_bit - 1;
+  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 40;  // completers still notifying
+  static constexpr std::uint64_t notifier_mask = waiter_bit - notifier_one;
+  static constexpr std::uint64_t count_mask = notifier_one - 1;
 
-  // [pool.G2] acquire: pairs with the completers' acq_rel decrement: the tasks'
+  // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
   // effects (and the kept exception) are visible once the count reads 0.
-  bool done() const noexcept { return (state_.load(PILFER_SITE("pool.G2", acquire)) & count_mask) == 0; }
+  bool done() const noexcept {
+    const std::uint64_t v = state_.load(PILFER_SITE("pool.G2", acquire));
+    return (v & count_mask) == 0 && (v & notifier_mask) == 0;
+  }
 
   std::exception_ptr take_error() noexcept {
     // After wait_all(): every completer is done with error_ (count 0 read
@@ -71,24 +78,27 @@ class basic_task_group {
     return e;
   }
 
-  /// Sleep until the count is 0 (any thread). The completer that brings it to
-  /// 0 while waiter_bit is set notifies, then sets wake_done_ as its very
-  /// last touch of the group; we do not return before that.
+  /// Sleep until the count is 0 (any thread, any number of them). The
+  /// completer that brings the count to 0 while waiter_bit is set clears the
+  /// bit and counts itself as notifying in the same CAS, notifies, and
+  /// uncounts itself as its very last touch of the group; a waiter returns
+  /// only once no completer is notifying.
   void block() noexcept {
-    // [pool.G3] acq_rel: announce the sleeper; the completers' RMWs read it.
-    const std::uint64_t old = state_.fetch_or(waiter_bit, PILFER_SITE("pool.G3", acq_rel));
-    if ((old & count_mask) != 0) {
-      for (;;) {
-        const std::uint64_t v = state_.load(PILFER_SITE("pool.G2", acquire));
-        if ((v & count_mask) == 0) break;
+    // [pool.G3] acq_rel: announce the sleeper; the completers' CAS reads it.
+    std::uint64_t v = state_.fetch_or(waiter_bit, PILFER_SITE("pool.G3", acq_rel)) | waiter_bit;
+    detail::backoff<Sync> b;
+    for (;;) {
+      // Crossed: the count reached 0 since we set the bit (the bit is
+      // cleared only by the completer that brings the count to 0).
+      const bool crossed = (v & count_mask) == 0 || (v & waiter_bit) == 0;
+      if (crossed) {
+        if ((v & notifier_mask) == 0) return;
+        b.snooze();  // a completer between its CAS and its last touch
+      } else {
         state_.wait(v, PILFER_SITE("pool.G2", acquire));
       }
-      detail::backoff<Sync> b;
-      // [pool.G5] acquire: pairs with the notifier's release store.
-      while (wake_done_.load(PILFER_SITE("pool.G5", acquire)) == 0) b.snooze();
-      wake_done_.store(0, PILFER_SITE("pool.G5", relaxed));
+      v = state_.load(PILFER_SITE("pool.G2", acquire));
     }
-    state_.fetch_and(count_mask, PILFER_SITE("pool.G3", relaxed));
   }
 
   void wait_all() {
@@ -105,16 +115,23 @@ class basic_task_group {
   void complete(std::exception_ptr e) noexcept {
     if (e) {
       // [pool.G4] relaxed: the winner's write of error_ is published by its
-      // decrement below (release), read after the waiter's acquire of 0.
+      // CAS below (release), read after the waiter's acquire of 0.
       if (error_claimed_.exchange(1, PILFER_SITE("pool.G4", relaxed)) == 0) error_.write() = std::move(e);
     }
     // [pool.G2] acq_rel: release publishes the task's effects; acquire reads
-    // the waiter bit.
-    const std::uint64_t old = state_.fetch_sub(1, PILFER_SITE("pool.G2", acq_rel));
-    if (old == (waiter_bit | 1)) {
+    // the waiter bit. The last decrement with a waiter clears the bit and
+    // counts this completer as notifying.
+    std::uint64_t old = state_.load(PILFER_SITE("pool.G2", relaxed));
+    std::uint64_t next;
+    do {
+      next = old - 1;
+      if ((next & count_mask) == 0 && (next & waiter_bit) != 0) next = (next & ~waiter_bit) + notifier_one;
+    } while (!state_.compare_exchange_weak(old, next, PILFER_SITE("pool.G2", acq_rel), PILFER_SITE("pool.G2", relaxed)));
+    if ((old & waiter_bit) != 0 && (next & waiter_bit) == 0) {
       state_.notify_all();
-      // [pool.G5] release: last touch of the group by this completer.
-      wake_done_.store(1, PILFER_SITE("pool.G5", release));
+      // [pool.G5] release: last touch of the group by this completer; a
+      // waiter that reads no notifier may destroy the group.
+      state_.fetch_sub(notifier_one, PILFER_SITE("pool.G5", release));
     }
   }
 
@@ -122,7 +139,6 @@ class basic_task_group {
   detail::task_base* creator_;  // the task whose execution owns this group (parent of its tasks)
   atomic_t<Sync, std::uint64_t> state_{0};
   atomic_t<Sync, std::uint32_t> error_claimed_{0};
-  atomic_t<Sync, std::uint32_t> wake_done_{0};
   cell_t<Sync, std::exception_ptr> error_{};
 };
 
