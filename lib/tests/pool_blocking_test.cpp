@@ -438,3 +438,35 @@ TEST(PoolWaitClaim, EveryWaiterOfAGroupIsReleased) {
     ASSERT_EQ(load(released), 2u) << "round " << round;
   }
 }
+
+// @verifies POOL-19 POOL-15
+TEST(PoolWaitClaim, GroupTaskWithAffinityToTheWaiterIsClaimed) {
+  pilfer::pool p({.threads = 1, .max_spare_workers = 0});
+  watchdog dog("group task with affinity to its waiting worker", 60s, &p);
+  counter ran{0};
+  p.submit([&] {
+     const unsigned me = *p.current_worker_index();
+     pilfer::task_group g(p);
+     g.run([&] { add(ran); }, {.affinity = me});
+     g.wait();
+   }).get();
+  EXPECT_EQ(load(ran), 1u);
+}
+
+// @verifies POOL-19 POOL-15 POOL-20
+TEST(PoolWaitClaim, QueuedGroupTaskIsClaimedWithoutSpares) {
+  // 1 worker, no spares: every awaited task is queued (high-priority queue,
+  // injector), none runs anywhere, so each wait must claim it.
+  pilfer::pool p({.threads = 1, .max_spare_workers = 0});
+  watchdog dog("queued group tasks waited for with no spare", 60s, &p);
+  counter ran{0};
+  p.submit([&] {
+     pilfer::task_group g(p);
+     g.run([&] { add(ran); }, {.priority = pilfer::task_priority::high});
+     g.wait();
+   }).get();
+  pilfer::task_group outer(p);
+  outer.run([&] { add(ran); });  // from outside: the injector
+  p.submit([&] { outer.wait(); }).get();
+  EXPECT_EQ(load(ran), 2u);
+}

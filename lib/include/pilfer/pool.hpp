@@ -800,6 +800,12 @@ class basic_pool {
     }
   }
 
+  /// A group task a wait claimed (or that was never queued): its entry is a
+  /// tombstone. Only x itself is checked: a tombstone's parent may be gone.
+  static bool is_tombstone(task_base* x) noexcept {
+    return x->kind == detail::task_kind::group && static_cast<detail::group_member<Sync>*>(x)->started();
+  }
+
   /// A task this frame may not run: hand it to the injector (exactly once is
   /// kept: we took it exclusively).
   void reroute(worker& w, task_base* t) {
@@ -848,7 +854,8 @@ class basic_pool {
       while (!done()) {
         due_check(w);
         if (task_base* x = steal_for_wait(w)) {
-          if (detail::descends_from(x, ours)) {
+          // A group task's tombstone: executing it only drops its reference.
+          if (is_tombstone(x) || detail::descends_from(x, ours)) {
             execute(w, x);
             idle = 0;
             continue;
@@ -1018,15 +1025,26 @@ struct pool_access {
   /// task_group::wait() on a worker: run the group's tasks found on top of
   /// the own deque, then wait (helping only the group's descendants).
   template <class Group, class Done, class Block>
-  static void wait_group(pool_type& p, worker& w, const Group* g, Done&& done, Block&& block) {
+  static void wait_group(pool_type& p, worker& w, Group* g, Done&& done, Block&& block) {
     auto mine = [g](task_base* x) {
       return x->kind == task_kind::group && static_cast<group_member<Sync>*>(x)->group == g;
     };
     while (!done()) {
-      task_base* t = p.pop_own_if(w, mine);
-      if (t == nullptr) break;
-      p.due_check(w);
-      p.execute(w, t);
+      if (task_base* t = p.pop_own_if(w, mine)) {
+        p.due_check(w);
+        p.execute(w, t);
+        continue;
+      }
+      // Not started, queued anywhere: claim it (its entry becomes a tombstone).
+      if constexpr (pool_type::mutation != pool_mutation::old_helping) {
+        if (group_member<Sync>* m = g->claim_member(w.index)) {
+          p.due_check(w);
+          p.run_claimed(w, m);
+          m->release();  // the member list's reference, taken over by the claim
+          continue;
+        }
+      }
+      break;
     }
     if (!done()) p.await(w, done, mine, block);
   }

@@ -12,17 +12,23 @@ namespace pilfer {
 
 /// A set of tasks waited for together. run() from any thread; wait() on a
 /// worker of the pool runs the group's tasks still on top of its own deque,
-/// then only tasks descending from the group's, then sleeps (a spare keeps
-/// the pool busy); elsewhere it blocks. wait() rethrows the first exception
-/// (task_cancelled for cancelled tasks). The destructor waits; an exception
-/// nobody collected goes to the pool's on_uncaught handler.
+/// then claims and runs every task of the group that has not started,
+/// wherever it is queued (a task with affinity to another worker is left to
+/// that worker), then runs only tasks descending from the group's and
+/// sleeps while they run elsewhere (a spare keeps the pool busy); elsewhere
+/// it blocks. Any number of threads may wait at once: all are released.
+/// wait() rethrows the first exception (task_cancelled for cancelled tasks).
+/// The destructor waits; an exception nobody collected goes to the pool's
+/// on_uncaught handler.
 ///
-/// Any number of threads may wait at once: all are released. No lock:
-/// completion is one CAS on `state_` (count of unfinished tasks, a waiter
+/// Completion is one CAS on `state_` (count of unfinished tasks, a waiter
 /// bit, a count of completers still notifying); the first exception is kept
-/// by whoever wins `error_claimed_`.
+/// by whoever wins `error_claimed_`. The member list (for claims) is kept
+/// under a mutex: run() appends, a wait claims or prunes started members.
 template <class Sync>
 class basic_task_group {
+  using member = detail::group_member<Sync>;
+
  public:
   explicit basic_task_group(basic_pool<Sync>& p) noexcept
       : pool_(p), creator_(detail::pool_access<Sync>::current_task(p)) {}
@@ -30,6 +36,7 @@ class basic_task_group {
   basic_task_group& operator=(const basic_task_group&) = delete;
   ~basic_task_group() {
     wait_all();
+    prune(true);
     if (std::exception_ptr e = take_error()) detail::pool_access<Sync>::sink(pool_).report(e);
   }
 
@@ -37,13 +44,22 @@ class basic_task_group {
   void run(F&& f, task_options o = {}) {
     using T = detail::group_task<std::decay_t<F>, Sync>;
     T* t = Sync::template make<T>(std::forward<F>(f), this, creator_);
+    if (o.affinity) t->affinity = *o.affinity;
+    {
+      std::lock_guard<typename Sync::mutex> g(members_mu_);
+      t->next = members_.read();
+      members_.write() = t;
+    }
     // [pool.G1] relaxed: ordered before the task's decrement by the queue's
-    // publication (push release / steal acquire).
+    // publication (push release / steal acquire) or by the member list's mutex.
     state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
     try {
       detail::pool_access<Sync>::enqueue(pool_, t, o);
     } catch (...) {
-      Sync::destroy(t);
+      // Not queued: the list keeps it as a started member (pruned later).
+      t->claim();
+      t->f.reset();
+      t->release();
       complete(nullptr);
       throw;
     }
@@ -57,6 +73,7 @@ class basic_task_group {
  private:
   template <class, class>
   friend struct detail::group_task;
+  friend struct detail::pool_access<Sync>;
 
   static constexpr std::uint64_t waiter_bit = std::uint64_t{1} << 63;
   static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 40;  // completers still notifying
@@ -76,6 +93,42 @@ class basic_task_group {
     std::exception_ptr e = std::exchange(error_.write(), nullptr);
     error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
     return e;
+  }
+
+  /// Claim one member that has not started and that `worker_index` may run
+  /// (no affinity, or affinity to it); started members met on the way are
+  /// unlinked and their list reference dropped. The caller owns the list's
+  /// reference of the returned member (release() after running it).
+  member* claim_member(unsigned worker_index) {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    member** link = &members_.write();
+    while (member* m = *link) {
+      if (m->started()) {
+        *link = m->next;
+        m->release();
+        continue;
+      }
+      if ((m->affinity == ~0u || m->affinity == worker_index) && m->claim()) {
+        *link = m->next;
+        return m;
+      }
+      link = &m->next;
+    }
+    return nullptr;
+  }
+
+  /// Drop the list's reference of started members (all: at destruction).
+  void prune(bool all) noexcept {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    member** link = &members_.write();
+    while (member* m = *link) {
+      if (all || m->started()) {
+        *link = m->next;
+        m->release();
+      } else {
+        link = &m->next;
+      }
+    }
   }
 
   /// Sleep until the count is 0 (any thread, any number of them). The
@@ -109,9 +162,10 @@ class basic_task_group {
     } else {
       block();
     }
+    prune(false);
   }
 
-  // Called by a finished or cancelled group_task after it freed itself.
+  // Called by a finished or cancelled group_task after it destroyed its callable.
   void complete(std::exception_ptr e) noexcept {
     if (e) {
       // [pool.G4] relaxed: the winner's write of error_ is published by its
@@ -140,6 +194,8 @@ class basic_task_group {
   atomic_t<Sync, std::uint64_t> state_{0};
   atomic_t<Sync, std::uint32_t> error_claimed_{0};
   cell_t<Sync, std::exception_ptr> error_{};
+  typename Sync::mutex members_mu_;
+  cell_t<Sync, member*> members_{nullptr};
 };
 
 using task_group = basic_task_group<>;
