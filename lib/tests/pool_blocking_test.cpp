@@ -470,3 +470,38 @@ TEST(PoolWaitClaim, QueuedGroupTaskIsClaimedWithoutSpares) {
   p.submit([&] { outer.wait(); }).get();
   EXPECT_EQ(load(ran), 2u);
 }
+
+// @verifies POOL-19 POOL-11
+TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
+  // 2 workers, no spares. T = join(a: U.wait(), b: {}); U sleeps; W waits for
+  // U then T. W's wait on U may steal T's branch b (not U's descendant); b
+  // must still reach T (acyclic graph: W -> U, W -> T -> b).
+  for (int round = 0; round < 3; ++round) {
+    pilfer::pool p({.threads = 2, .max_spare_workers = 0});
+    watchdog dog("join branch taken by an unrelated wait", 60s, &p);
+    flag t_started{0}, u_started{0}, k_started{0};
+    auto K = p.submit([&] {
+      store(k_started, 1);
+      std::this_thread::sleep_for(60ms);
+    });
+    while (load(k_started) == 0) std::this_thread::yield();
+    pilfer::task_handle<void> U;
+    auto T = p.submit([&] {
+      store(t_started, 1);
+      std::this_thread::sleep_for(20ms);
+      pilfer::join(p, [&] { U.wait(); }, [] {});
+    });
+    while (load(t_started) == 0) std::this_thread::yield();
+    U = p.submit([&] {
+      store(u_started, 1);
+      std::this_thread::sleep_for(100ms);
+    });
+    while (load(u_started) == 0) std::this_thread::yield();
+    auto W = p.submit([&] {
+      U.wait();
+      T.wait();
+    });
+    W.get();
+    K.get();
+  }
+}

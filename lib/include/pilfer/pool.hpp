@@ -806,12 +806,47 @@ class basic_pool {
     return x->kind == detail::task_kind::group && static_cast<detail::group_member<Sync>*>(x)->started();
   }
 
-  /// A task this frame may not run: hand it to the injector (exactly once is
-  /// kept: we took it exclusively).
+  /// A task this frame may not run: hand it on (exactly once is kept: we
+  /// took it exclusively). A join branch goes back to its joiner, whose join
+  /// waits for exactly it (POOL-19): into the joiner's mailbox, and the
+  /// joiner's signal word is bumped so a blocked joiner looks there. Anything
+  /// else goes to the injector (handle and group tasks stay claimable there).
   void reroute(worker& w, task_base* t) {
-    injector_.push(t);
     w.bump(counter::rerouted);
+    if (t->kind == detail::task_kind::join_branch) {
+      auto* job = static_cast<detail::join_branch<Sync>*>(t);
+      atomic_t<Sync, std::uint32_t>* sig = job->joiner_signal;
+      const unsigned k = created();
+      for (unsigned i = 0; i < k; ++i) {
+        worker& j = at(i);
+        if (&j.join_signal != sig) continue;
+        j.mailbox.push(t);
+        // [pool.J5] release: after the mailbox push; a joiner that read the
+        // old value before blocking is woken by the change (futex compare).
+        sig->fetch_add(1, PILFER_SITE("pool.J5", release));
+        sig->notify_one();
+        return;
+      }
+      assert(false && "pilfer: a join branch whose joiner is not a thread of this pool");
+    }
+    injector_.push(t);
     notify_work();
+  }
+
+  /// join(): take `job` out of the own mailbox if a wait handed it back
+  /// there; other entries (affinity tasks, other joins' branches) stay.
+  task_base* take_handed_back(worker& w, task_base* job) {
+    task_base* found = nullptr;
+    for (std::size_t n = w.mailbox.size(); n > 0; --n) {
+      task_base* t = take(w.mailbox);
+      if (t == nullptr) break;
+      if (t == job) {
+        found = t;
+      } else {
+        w.mailbox.push(t);
+      }
+    }
+    return found;
   }
 
   /// One steal attempt per other thread (random start), for a wait.
@@ -909,9 +944,19 @@ class basic_pool {
         reroute(w, *t);
       }
     }
-    if (job.is_done()) return;
-    await(
-        w, [&] { return job.is_done(); }, [&](task_base* x) { return x == &job; }, [&] { job.block(); });
+    // Wait for the thief. A wait that took the branch without being allowed
+    // to run it hands it back to our mailbox and bumps our signal word: the
+    // block below returns on either that or `done`.
+    while (!job.is_done()) {
+      if (task_base* t = take_handed_back(w, &job)) {
+        execute(w, t);
+        return;
+      }
+      bool handed_back = false;
+      await(
+          w, [&] { return handed_back || job.is_done(); }, [&](task_base* x) { return x == &job; },
+          [&] { handed_back = !job.block_or_signal(); });
+    }
   }
 
   /// Pop the own deque's top if `mine(top)`, else leave it there.
