@@ -948,14 +948,18 @@ class basic_pool {
     // to run it hands it back to our mailbox and bumps our signal word: the
     // block below returns on either that or `done`.
     while (!job.is_done()) {
+      // [pool.J5] acquire: pairs with the hand-back's bump; a bump seen here
+      // makes its mailbox push visible to the scan below, a later one
+      // changes the word the block compares with.
+      const std::uint32_t seen = w.join_signal.load(PILFER_SITE("pool.J5", acquire));
       if (task_base* t = take_handed_back(w, &job)) {
         execute(w, t);
         return;
       }
-      bool handed_back = false;
+      bool signalled = false;
       await(
-          w, [&] { return handed_back || job.is_done(); }, [&](task_base* x) { return x == &job; },
-          [&] { handed_back = !job.block_or_signal(); });
+          w, [&] { return signalled || job.is_done(); }, [&](task_base* x) { return x == &job; },
+          [&] { signalled = !job.block_or_signal(seen); });
     }
   }
 

@@ -367,14 +367,14 @@ struct join_branch : nested_task {
     }
   }
 
-  /// The joiner sleeps until done or until its signal word changes (a wait
-  /// handed the branch back to the joiner's mailbox, POOL-19). Returns
-  /// whether the branch is done.
-  bool block_or_signal() noexcept {
-    // [pool.J3] acq_rel: read the signal value first, then announce.
-    const std::uint32_t seen = joiner_signal->load(PILFER_SITE("pool.J4", acquire));
+  /// The joiner sleeps until done or until its signal word differs from
+  /// `seen` (read before the joiner last looked at its mailbox: a wait that
+  /// handed the branch back there bumps the word after the push, POOL-19).
+  /// Returns whether the branch is done.
+  bool block_or_signal(std::uint32_t seen) noexcept {
+    // [pool.J3] acq_rel: announce the sleeper; the finisher's [pool.J1]
+    // reads it and bumps the word.
     if (done.fetch_or(waiter_bit, PILFER_SITE("pool.J3", acq_rel)) & done_bit) return true;
-    if (is_done()) return true;
     joiner_signal->wait(seen, PILFER_SITE("pool.J4", acquire));
     return is_done();
   }
