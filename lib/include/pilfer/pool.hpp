@@ -758,6 +758,7 @@ class basic_pool {
     w.set_state(worker_state::waiting);
     w.bump(counter::blocked_waits);
     if constexpr (Sync::is_model) return;
+    hand_back_foreign_branches(w);
     bool report = false;
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
@@ -769,6 +770,26 @@ class basic_pool {
       }
     }
     if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_)));
+  }
+
+  /// Before blocking: join branches of other joiners that a batch steal
+  /// moved into our deque go back to their joiners (a joiner only looks at
+  /// its own deque, its mailbox and the heads of other deques), so no join
+  /// needs this blocked thread — or a spare — to reach its branch (POOL-19,
+  /// POOL-20). Everything else stays, in order.
+  void hand_back_foreign_branches(worker& w) {
+    if (w.deque.empty()) return;
+    std::vector<task_base*> keep;
+    while (std::optional<task_base*> t = w.deque.pop()) {
+      task_base* x = *t;
+      if (x->kind == detail::task_kind::join_branch &&
+          static_cast<detail::join_branch<Sync>*>(x)->joiner_signal != &w.join_signal) {
+        reroute(w, x);
+      } else {
+        keep.push_back(x);
+      }
+    }
+    for (auto it = keep.rbegin(); it != keep.rend(); ++it) w.deque.push(*it);
   }
 
   void end_blocking(worker& w) {
