@@ -505,3 +505,47 @@ TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
     K.get();
   }
 }
+
+// POOL-8 under join, where the bound holds (a spare is allowed): after an
+// outside task X is queued, the joining worker hands it off (`handoffs`)
+// within injector_interval joins, and X starts while the join loop still
+// runs. (With 1 worker and no spare there is nobody to hand X to: SPEC.md
+// POOL-8 "Limit".)
+// @verifies POOL-8
+TEST(PoolFairness, JoinHandsOffAnOutsideTaskWithinTheInterval) {
+  pilfer::pool p({.threads = 1});
+  watchdog dog("hand-off of an outside task under join", 120s, &p);
+  const std::uint64_t interval = p.options().injector_interval;
+  flag queued{0}, x_started{0};
+  counter joins{0};
+  std::uint64_t joins_until_handoff = 0;  // written by the loop task, read after loop.get()
+  bool handed_off = false;
+  const std::uint64_t cap = 50'000'000;
+  auto loop = p.submit([&] {
+    // Nothing else is ever submitted from outside: before X the injector is
+    // empty and no hand-off is counted.
+    bool seen = false;
+    while (load(x_started) == 0 && load(joins) < cap) {
+      pilfer::join(p, [] {}, [] {});
+      add(joins);
+      if (handed_off) continue;
+      if (!seen && load(queued) == 0) continue;
+      if (seen) ++joins_until_handoff;
+      seen = true;
+      if (p.stats().total.handoffs > 0) handed_off = true;
+    }
+  });
+  while (load(joins) < 1000) std::this_thread::yield();
+  auto x = p.submit([&] { store(x_started, 1); });
+  store(queued, 1);
+  x.get();
+  loop.get();
+  std::printf("hand-off after %llu joins (interval %llu); the loop ran %llu joins in all\n",
+              static_cast<unsigned long long>(joins_until_handoff), static_cast<unsigned long long>(interval),
+              static_cast<unsigned long long>(load(joins)));
+  EXPECT_LT(load(joins), cap) << "X did not start while the join loop ran";
+  // No spare exists before the first hand-off and the one worker never
+  // leaves the loop: X leaves the injector only through a hand-off.
+  EXPECT_TRUE(handed_off);
+  EXPECT_LE(joins_until_handoff, interval + 1);
+}
