@@ -92,8 +92,19 @@ struct nested_task : task_base {
 /// Every ancestor is alive: an ancestor's execution waits for its child, and
 /// `t` has not run. Handle and spawn tasks are roots (nobody's frame waits for
 /// them structurally).
+///
+/// A group task reached through a queue entry may have been claimed and run
+/// by a waiter of its group meanwhile (POOL-19 claims), after which its
+/// parent may be gone: from a group task only its own group is checked
+/// (`is_target(t)`), its ancestors are not walked. The ancestors of a join
+/// branch are running frames waiting for it (the branch is held by the
+/// caller, so it has not run): they stay alive.
 template <class Pred>
 bool descends_from(task_base* t, Pred&& is_target) noexcept {
+  if (is_target(t)) return true;
+  if (t->kind != task_kind::join_branch) return false;
+  t = static_cast<nested_task*>(t)->parent;
+  if (t == nullptr) return false;
   for (;;) {
     if (is_target(t)) return true;
     if (t->kind != task_kind::group && t->kind != task_kind::join_branch) return false;
