@@ -439,6 +439,35 @@ TEST(PoolWaitClaim, EveryWaiterOfAGroupIsReleased) {
   }
 }
 
+// Several waiters of a group that failed: each rethrows the exception (the
+// error is read under the group's mutex: TSan found two waiters racing on it).
+// @verifies POOL-19 POOL-10
+TEST(PoolWaitClaim, EveryWaiterOfAFailedGroupGetsTheException) {
+  pilfer::pool p({.threads = 2});
+  watchdog dog("two threads waiting on a failed task_group", 60s, &p);
+  for (int round = 0; round < 50; ++round) {
+    pilfer::task_group g(p);
+    flag go{0};
+    g.run([&] {
+      while (load(go) == 0) std::this_thread::yield();
+      throw std::runtime_error("group task failed");
+    });
+    counter thrown{0};
+    auto waiter = [&] {
+      try {
+        g.wait();
+      } catch (const std::runtime_error&) {
+        add(thrown);
+      }
+    };
+    std::thread a(waiter), b(waiter);
+    store(go, 1);
+    a.join();
+    b.join();
+    ASSERT_EQ(load(thrown), 2u) << "round " << round;
+  }
+}
+
 // @verifies POOL-19 POOL-15
 TEST(PoolWaitClaim, GroupTaskWithAffinityToTheWaiterIsClaimed) {
   pilfer::pool p({.threads = 1, .max_spare_workers = 0});
@@ -479,7 +508,7 @@ TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
   for (int round = 0; round < 3; ++round) {
     pilfer::pool p({.threads = 2, .max_spare_workers = 0});
     watchdog dog("join branch taken by an unrelated wait", 60s, &p);
-    flag t_started{0}, u_started{0}, k_started{0};
+    flag t_started{0}, u_started{0}, k_started{0}, u_assigned{0};
     auto K = p.submit([&] {
       store(k_started, 1);
       std::this_thread::sleep_for(60ms);
@@ -488,7 +517,7 @@ TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
     pilfer::task_handle<void> U;
     auto T = p.submit([&] {
       store(t_started, 1);
-      std::this_thread::sleep_for(20ms);
+      while (load(u_assigned) == 0) std::this_thread::yield();  // U is queued, not started
       pilfer::join(p, [&] { U.wait(); }, [] {});
     });
     while (load(t_started) == 0) std::this_thread::yield();
@@ -496,6 +525,7 @@ TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
       store(u_started, 1);
       std::this_thread::sleep_for(100ms);
     });
+    store(u_assigned, 1);
     while (load(u_started) == 0) std::this_thread::yield();
     auto W = p.submit([&] {
       U.wait();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <utility>
 
 #include "pilfer/detail/backoff.hpp"
@@ -37,7 +38,7 @@ class basic_task_group {
   ~basic_task_group() {
     wait_all();
     prune(true);
-    if (std::exception_ptr e = take_error()) detail::pool_access<Sync>::sink(pool_).report(e);
+    if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(e);
   }
 
   template <class F>
@@ -47,6 +48,14 @@ class basic_task_group {
     if (o.affinity) t->affinity = *o.affinity;
     {
       std::lock_guard<typename Sync::mutex> g(members_mu_);
+      // A new round after a collected error: forget it. Count 0 (acquire):
+      // every completer of the last round is done with error_; waiters read
+      // it under this mutex.
+      if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & count_mask) == 0) {
+        error_.write() = nullptr;
+        error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
+        collected_.write() = false;
+      }
       t->next = members_.read();
       members_.write() = t;
     }
@@ -87,12 +96,20 @@ class basic_task_group {
     return (v & count_mask) == 0 && (v & notifier_mask) == 0;
   }
 
-  std::exception_ptr take_error() noexcept {
-    // After wait_all(): every completer is done with error_ (count 0 read
-    // with acquire), so the cell is ours. Reset for a later round of run().
-    std::exception_ptr e = std::exchange(error_.write(), nullptr);
-    error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
+  /// After wait_all(): every completer is done with error_ (count 0 read
+  /// with acquire). Every waiter gets the error (a copy, under the mutex:
+  /// several threads may wait at once); it is forgotten when run() starts a
+  /// new round.
+  std::exception_ptr take_error() {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    std::exception_ptr e = error_.read();
+    if (e) collected_.write() = true;
     return e;
+  }
+
+  std::exception_ptr uncollected_error() {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    return collected_.read() ? nullptr : error_.read();
   }
 
   /// Claim one member that has not started and that `worker_index` may run
@@ -196,6 +213,7 @@ class basic_task_group {
   cell_t<Sync, std::exception_ptr> error_{};
   typename Sync::mutex members_mu_;
   cell_t<Sync, member*> members_{nullptr};
+  cell_t<Sync, bool> collected_{false};  // a wait() rethrew error_ (under members_mu_)
 };
 
 using task_group = basic_task_group<>;
