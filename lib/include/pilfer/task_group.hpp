@@ -18,7 +18,8 @@ namespace pilfer {
 /// that worker), then runs only tasks descending from the group's and
 /// sleeps while they run elsewhere (a spare keeps the pool busy); elsewhere
 /// it blocks. Any number of threads may wait at once: all are released.
-/// wait() rethrows the first exception (task_cancelled for cancelled tasks).
+/// wait() rethrows the first exception (task_cancelled for cancelled tasks)
+/// in every waiter; it is forgotten when run() starts a new round.
 /// The destructor waits; an exception nobody collected goes to the pool's
 /// on_uncaught handler.
 ///
