@@ -758,6 +758,7 @@ class basic_pool {
     w.set_state(worker_state::waiting);
     w.bump(counter::blocked_waits);
     if constexpr (Sync::is_model) return;
+    hand_back_foreign_branches(w);
     bool report = false;
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
@@ -769,6 +770,26 @@ class basic_pool {
       }
     }
     if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_)));
+  }
+
+  /// Before blocking: join branches of other joiners that a batch steal
+  /// moved into our deque go back to their joiners (a joiner only looks at
+  /// its own deque, its mailbox and the heads of other deques), so no join
+  /// needs this blocked thread — or a spare — to reach its branch (POOL-19,
+  /// POOL-20). Everything else stays, in order.
+  void hand_back_foreign_branches(worker& w) {
+    if (w.deque.empty()) return;
+    std::vector<task_base*> keep;
+    while (std::optional<task_base*> t = w.deque.pop()) {
+      task_base* x = *t;
+      if (x->kind == detail::task_kind::join_branch &&
+          static_cast<detail::join_branch<Sync>*>(x)->joiner_signal != &w.join_signal) {
+        reroute(w, x);
+      } else {
+        keep.push_back(x);
+      }
+    }
+    for (auto it = keep.rbegin(); it != keep.rend(); ++it) w.deque.push(*it);
   }
 
   void end_blocking(worker& w) {
@@ -800,12 +821,53 @@ class basic_pool {
     }
   }
 
-  /// A task this frame may not run: hand it to the injector (exactly once is
-  /// kept: we took it exclusively).
+  /// A group task a wait claimed (or that was never queued): its entry is a
+  /// tombstone. Only x itself is checked: a tombstone's parent may be gone.
+  static bool is_tombstone(task_base* x) noexcept {
+    return x->kind == detail::task_kind::group && static_cast<detail::group_member<Sync>*>(x)->started();
+  }
+
+  /// A task this frame may not run: hand it on (exactly once is kept: we
+  /// took it exclusively). A join branch goes back to its joiner, whose join
+  /// waits for exactly it (POOL-19): into the joiner's mailbox, and the
+  /// joiner's signal word is bumped so a blocked joiner looks there. Anything
+  /// else goes to the injector (handle and group tasks stay claimable there).
   void reroute(worker& w, task_base* t) {
-    injector_.push(t);
     w.bump(counter::rerouted);
+    if (t->kind == detail::task_kind::join_branch) {
+      auto* job = static_cast<detail::join_branch<Sync>*>(t);
+      atomic_t<Sync, std::uint32_t>* sig = job->joiner_signal;
+      const unsigned k = created();
+      for (unsigned i = 0; i < k; ++i) {
+        worker& j = at(i);
+        if (&j.join_signal != sig) continue;
+        j.mailbox.push(t);
+        // [pool.J5] release: after the mailbox push; a joiner that read the
+        // old value before blocking is woken by the change (futex compare).
+        sig->fetch_add(1, PILFER_SITE("pool.J5", release));
+        sig->notify_one();
+        return;
+      }
+      assert(false && "pilfer: a join branch whose joiner is not a thread of this pool");
+    }
+    injector_.push(t);
     notify_work();
+  }
+
+  /// join(): take `job` out of the own mailbox if a wait handed it back
+  /// there; other entries (affinity tasks, other joins' branches) stay.
+  task_base* take_handed_back(worker& w, task_base* job) {
+    task_base* found = nullptr;
+    for (std::size_t n = w.mailbox.size(); n > 0; --n) {
+      task_base* t = take(w.mailbox);
+      if (t == nullptr) break;
+      if (t == job) {
+        found = t;
+      } else {
+        w.mailbox.push(t);
+      }
+    }
+    return found;
   }
 
   /// One steal attempt per other thread (random start), for a wait.
@@ -848,7 +910,8 @@ class basic_pool {
       while (!done()) {
         due_check(w);
         if (task_base* x = steal_for_wait(w)) {
-          if (detail::descends_from(x, ours)) {
+          // A group task's tombstone: executing it only drops its reference.
+          if (is_tombstone(x) || detail::descends_from(x, ours)) {
             execute(w, x);
             idle = 0;
             continue;
@@ -902,9 +965,23 @@ class basic_pool {
         reroute(w, *t);
       }
     }
-    if (job.is_done()) return;
-    await(
-        w, [&] { return job.is_done(); }, [&](task_base* x) { return x == &job; }, [&] { job.block(); });
+    // Wait for the thief. A wait that took the branch without being allowed
+    // to run it hands it back to our mailbox and bumps our signal word: the
+    // block below returns on either that or `done`.
+    while (!job.is_done()) {
+      // [pool.J5] acquire: pairs with the hand-back's bump; a bump seen here
+      // makes its mailbox push visible to the scan below, a later one
+      // changes the word the block compares with.
+      const std::uint32_t seen = w.join_signal.load(PILFER_SITE("pool.J5", acquire));
+      if (task_base* t = take_handed_back(w, &job)) {
+        execute(w, t);
+        return;
+      }
+      bool signalled = false;
+      await(
+          w, [&] { return signalled || job.is_done(); }, [&](task_base* x) { return x == &job; },
+          [&] { signalled = !job.block_or_signal(seen); });
+    }
   }
 
   /// Pop the own deque's top if `mine(top)`, else leave it there.
@@ -1018,15 +1095,26 @@ struct pool_access {
   /// task_group::wait() on a worker: run the group's tasks found on top of
   /// the own deque, then wait (helping only the group's descendants).
   template <class Group, class Done, class Block>
-  static void wait_group(pool_type& p, worker& w, const Group* g, Done&& done, Block&& block) {
+  static void wait_group(pool_type& p, worker& w, Group* g, Done&& done, Block&& block) {
     auto mine = [g](task_base* x) {
       return x->kind == task_kind::group && static_cast<group_member<Sync>*>(x)->group == g;
     };
     while (!done()) {
-      task_base* t = p.pop_own_if(w, mine);
-      if (t == nullptr) break;
-      p.due_check(w);
-      p.execute(w, t);
+      if (task_base* t = p.pop_own_if(w, mine)) {
+        p.due_check(w);
+        p.execute(w, t);
+        continue;
+      }
+      // Not started, queued anywhere: claim it (its entry becomes a tombstone).
+      if constexpr (pool_type::mutation != pool_mutation::old_helping) {
+        if (group_member<Sync>* m = g->claim_member(w.index)) {
+          p.due_check(w);
+          p.run_claimed(w, m);
+          m->release();  // the member list's reference, taken over by the claim
+          continue;
+        }
+      }
+      break;
     }
     if (!done()) p.await(w, done, mine, block);
   }

@@ -92,8 +92,19 @@ struct nested_task : task_base {
 /// Every ancestor is alive: an ancestor's execution waits for its child, and
 /// `t` has not run. Handle and spawn tasks are roots (nobody's frame waits for
 /// them structurally).
+///
+/// A group task reached through a queue entry may have been claimed and run
+/// by a waiter of its group meanwhile (POOL-19 claims), after which its
+/// parent may be gone: from a group task only its own group is checked
+/// (`is_target(t)`), its ancestors are not walked. The ancestors of a join
+/// branch are running frames waiting for it (the branch is held by the
+/// caller, so it has not run): they stay alive.
 template <class Pred>
 bool descends_from(task_base* t, Pred&& is_target) noexcept {
+  if (is_target(t)) return true;
+  if (t->kind != task_kind::join_branch) return false;
+  t = static_cast<nested_task*>(t)->parent;
+  if (t == nullptr) return false;
   for (;;) {
     if (is_target(t)) return true;
     if (t->kind != task_kind::group && t->kind != task_kind::join_branch) return false;
@@ -255,40 +266,84 @@ struct handle_task final : result_state<R, Sync> {
 
 /// A task of a task_group; `parent` is the task that created the group (its
 /// execution waits for the group: the group's destructor waits).
+///
+/// Claimable, like a handle task (POOL-19): `status` has `started_bit`, set
+/// by exactly one of the thread that dequeues it and a group wait that
+/// claims it from the group's member list (wherever its queue entry is:
+/// own or another deque, injector, high-priority queue, a mailbox). The loser
+/// sees a tombstone. Two references: the queue entry's and the member list's.
 template <class Sync>
 struct group_member : nested_task {
   using group_type = basic_task_group<Sync>;
+  enum : std::uint32_t { started_bit = 1 };
   group_member(fn_t f, group_type* gr, task_base* up) noexcept
       : nested_task(f, task_kind::group, true, up), group(gr) {}
   group_type* group;
+  group_member* next = nullptr;  // the group's member list (under the group's mutex)
+  unsigned affinity = ~0u;       // task_options::affinity, or ~0u
+  atomic_t<Sync, std::uint32_t> status{0};
+  atomic_t<Sync, std::uint32_t> refs{2};
+
+  /// Take the right to run (or cancel) the task. Exactly one caller wins.
+  bool claim() noexcept {
+    // [pool.G6] acq_rel: the winner's run follows the submitter's
+    // construction (a waiter reaches it through the member list, not a
+    // queue); the loser sees the winner's claim.
+    return (status.fetch_or(started_bit, PILFER_SITE("pool.G6", acq_rel)) & started_bit) == 0;
+  }
+  /// A tombstone (or running / done): nobody may claim it any more.
+  bool started() const noexcept { return (status.load(PILFER_SITE("pool.G6", acquire)) & started_bit) != 0; }
+
+  void release() noexcept {
+    // [pool.G7] acq_rel: the last owner sees every write of the other.
+    if (refs.fetch_sub(1, PILFER_SITE("pool.G7", acq_rel)) == 1) fn(this, task_op::destroy, nullptr);
+  }
 };
 
-/// task_group::run(): on completion or cancellation the task frees itself
-/// (so the captures die first) and then reports to the group.
+/// task_group::run(): on completion or cancellation the task destroys its
+/// callable (so the captures die first) and then reports to the group.
 template <class F, class Sync>
 struct group_task final : group_member<Sync> {
   using group_type = basic_task_group<Sync>;
   template <class G>
   group_task(G&& g, group_type* gr, task_base* up)
-      : group_member<Sync>(&invoke, gr, up), f(std::forward<G>(g)) {}
-  F f;
+      : group_member<Sync>(&invoke, gr, up), f(std::in_place, std::forward<G>(g)) {}
+  std::optional<F> f;
 
-  static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
-    auto* self = static_cast<group_task*>(b);
+  /// Run (or cancel) the body, then report to the group.
+  void run_body(bool cancel) noexcept {
     std::exception_ptr e;
-    if (op == task_op::run) {
+    if (cancel) {
+      e = std::make_exception_ptr(task_cancelled{});
+    } else {
       try {
-        self->f();
+        (*f)();
       } catch (...) {
         e = std::current_exception();
       }
-    } else if (op == task_op::cancel) {
-      e = std::make_exception_ptr(task_cancelled{});
     }
-    group_type* g = self->group;
-    Sync::destroy(self);
-    if (op != task_op::destroy) g->complete(std::move(e));
-    return op != task_op::destroy;
+    f.reset();
+    this->group->complete(std::move(e));
+  }
+
+  static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
+    auto* self = static_cast<group_task*>(b);
+    switch (op) {
+      case task_op::run:
+      case task_op::cancel: {
+        const bool won = self->claim();
+        if (won) self->run_body(op == task_op::cancel);
+        self->release();  // the queue entry's reference
+        return won;
+      }
+      case task_op::run_claimed:
+        self->run_body(false);
+        return true;
+      case task_op::destroy:
+        Sync::destroy(self);
+        return false;
+    }
+    return false;
   }
 };
 
@@ -321,6 +376,18 @@ struct join_branch : nested_task {
       sig->fetch_add(1, PILFER_SITE("pool.J4", release));
       sig->notify_one();
     }
+  }
+
+  /// The joiner sleeps until done or until its signal word differs from
+  /// `seen` (read before the joiner last looked at its mailbox: a wait that
+  /// handed the branch back there bumps the word after the push, POOL-19).
+  /// Returns whether the branch is done.
+  bool block_or_signal(std::uint32_t seen) noexcept {
+    // [pool.J3] acq_rel: announce the sleeper; the finisher's [pool.J1]
+    // reads it and bumps the word.
+    if (done.fetch_or(waiter_bit, PILFER_SITE("pool.J3", acq_rel)) & done_bit) return true;
+    joiner_signal->wait(seen, PILFER_SITE("pool.J4", acquire));
+    return is_done();
   }
 
   /// The joiner sleeps until done (its own worker's signal word).
