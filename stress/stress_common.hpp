@@ -9,9 +9,10 @@
 #pragma once
 
 #include <pilfer/sync.hpp>
+#include <pilfer/testing/random.hpp>
+#include <pilfer/testing/seed.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -21,7 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -52,12 +52,10 @@ inline double parse_seconds(const char* program, std::string_view key, const std
 }
 inline std::uint64_t parse_count(const char* program, std::string_view key, const std::string& v,
                                  std::uint64_t max = ~std::uint64_t{0}) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || v[0] == '-' || v[0] == '+' || end != v.c_str() + v.size() || errno == ERANGE || n > max)
+  const auto n = pilfer::testing::parse_u64(v);
+  if (!n || *n > max)
     bad_option(program, "bad value for " + std::string(key) + ": '" + v + "' (a whole number 0.." + std::to_string(max) + ")");
-  return n;
+  return *n;
 }
 }  // namespace detail
 
@@ -67,11 +65,7 @@ inline std::uint64_t parse_count(const char* program, std::string_view key, cons
 inline options parse(int argc, char** argv, const char* program, double default_seconds, const char* extra_usage = "") {
   options o;
   o.seconds = default_seconds;
-  bool have_seed = false;
-  if (const char* env = std::getenv("PILFER_SEED"); env != nullptr && *env != '\0') {
-    o.seed = detail::parse_count(program, "PILFER_SEED", env);
-    have_seed = true;
-  }
+  o.seed = pilfer::testing::seed_from_env();  // PILFER_SEED (malformed: one line, exit 2) or a fresh seed
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     std::string_view key = a;
@@ -100,7 +94,6 @@ inline options parse(int argc, char** argv, const char* program, double default_
       o.iterations = detail::parse_count(program, key, need());
     } else if (key == "--seed") {
       o.seed = detail::parse_count(program, key, need());
-      have_seed = true;
     } else if (key == "--chaos") {
       o.chaos = detail::parse_count(program, key, need(), 1u << 30);
     } else if (key == "--workers") {
@@ -115,7 +108,6 @@ inline options parse(int argc, char** argv, const char* program, double default_
       detail::bad_option(program, "unknown option '" + std::string(a) + "'");
     }
   }
-  if (!have_seed) o.seed = std::random_device{}();
   if (o.oversubscribe && o.workers == 0) o.workers = 4 * std::max(1u, std::thread::hardware_concurrency());
   std::printf("%s: seed=%llu seconds=%.1f iterations=%llu chaos=%llu workers=%s watchdog=%.0fs\n", program,
               static_cast<unsigned long long>(o.seed), o.seconds, static_cast<unsigned long long>(o.iterations),
@@ -149,27 +141,13 @@ inline bool take_option(int argc, char** argv, int& i, std::string_view name, st
   return true;
 }
 
-/// A small, seedable per-thread generator (splitmix64 seeding + xorshift64*).
-class rng {
- public:
-  explicit rng(std::uint64_t seed, std::uint64_t stream = 0) noexcept {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (stream + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    state_ = (z ^ (z >> 31)) | 1u;
-  }
-  std::uint64_t next() noexcept {
-    state_ ^= state_ >> 12;
-    state_ ^= state_ << 25;
-    state_ ^= state_ >> 27;
-    return state_ * 0x2545F4914F6CDD1Dull;
-  }
-  /// Uniform in [0, bound), bound > 0.
-  std::uint64_t below(std::uint64_t bound) noexcept { return next() % bound; }
+/// A small, seedable per-thread generator: rng(seed, stream) (pilfer/testing/random.hpp).
+using rng = pilfer::testing::xorshift64star;
 
- private:
-  std::uint64_t state_;
-};
+/// The seed of round `round_no` of a run seeded with `seed`.
+inline std::uint64_t round_seed(std::uint64_t seed, std::uint64_t round_no) noexcept {
+  return seed ^ (round_no * pilfer::testing::golden_gamma);
+}
 
 /// Wall-clock bound of the randomised phase.
 class deadline {
@@ -245,18 +223,14 @@ struct chaos_control {
   static void point() noexcept {
     const std::uint64_t n = one_in().load(PILFER_SITE("stress.chaos", relaxed));  // a knob; orders nothing
     if (n == 0) return;
-    thread_local std::uint64_t state = 0;
-    if (state == 0) {
-      std::uint64_t z = seed().load(PILFER_SITE("stress.chaos", relaxed)) +
-                        0x9E3779B97F4A7C15ull * (1 + threads().fetch_add(1, PILFER_SITE("stress.chaos", relaxed)));
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      state = (z ^ (z >> 31)) | 1u;
+    thread_local rng gen{0};
+    thread_local bool seeded = false;
+    if (!seeded) {
+      gen = rng(seed().load(PILFER_SITE("stress.chaos", relaxed)),
+              threads().fetch_add(1, PILFER_SITE("stress.chaos", relaxed)));
+      seeded = true;
     }
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    const std::uint64_t r = state * 0x2545F4914F6CDD1Dull;
+    const std::uint64_t r = gen.next();
     if (r % n != 0) return;
     injected().fetch_add(1, PILFER_SITE("stress.chaos", relaxed));
     if ((r >> 40) % 8 != 0) {

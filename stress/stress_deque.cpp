@@ -36,7 +36,7 @@ using namespace pilfer::stress;
 
 constexpr unsigned thieves = 3;
 constexpr std::size_t batch_max = 8;
-constexpr std::uint64_t stamp_of(std::uint64_t id) { return id * 0x9E3779B97F4A7C15ull ^ 0xA5A5A5A5u; }
+constexpr std::uint64_t stamp_of(std::uint64_t id) { return id * pilfer::testing::golden_gamma ^ 0xA5A5A5A5u; }
 
 struct thief_log {
   std::vector<std::uint64_t> got;
@@ -185,7 +185,7 @@ void round(const options& o, bool chain, std::uint64_t round_no, std::uint64_t i
   std::array<thief_log, thieves> logs;
   std::array<std_sync::thread, thieves> ts;
   std::vector<std::unique_ptr<Deque>> own;  // chain topology: each thief's deque
-  const std::uint64_t seed = o.seed ^ (round_no * 0x9E3779B97F4A7C15ull);
+  const std::uint64_t seed = round_seed(o.seed, round_no);
   if (chain) {
     for (unsigned i = 0; i < thieves; ++i) own.push_back(std::make_unique<Deque>(1));
     for (unsigned i = 0; i < thieves; ++i) {

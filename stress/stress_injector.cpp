@@ -86,7 +86,7 @@ void consume(Injector& inj, std_sync::atomic<std::uint64_t>& taken, std::uint64_
 template <class Injector>
 void round(const options& o, std::uint64_t round_no, std::uint64_t per_producer, totals& t, failures& fail) {
   Injector inj;
-  const std::uint64_t seed = o.seed ^ (round_no * 0x9E3779B97F4A7C15ull);
+  const std::uint64_t seed = round_seed(o.seed, round_no);
   const std::uint64_t total = per_producer * producers;
   std_sync::atomic<std::uint64_t> taken{0};
   std::vector<consumer_log> logs(consumers);

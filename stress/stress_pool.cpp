@@ -22,6 +22,7 @@
 // Usage: stress_pool [--scenario NAME] [common options: --seconds --iterations --seed --chaos --workers
 //        --oversubscribe --watchdog, see stress_common.hpp]
 #include <pilfer/pool.hpp>
+#include <pilfer/testing/start_line.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -290,12 +291,12 @@ void shutdown_race(const options& o, failures& fail, watchdog& wd) {
     {
       pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
       watchdog::guard wg(wd, [&p] { return describe(p); });
-      std_sync::atomic<bool> go{false};
+      pilfer::testing::start_line line(static_cast<int>(submitters) + 1);  // the submitters and this thread (the shutter)
       std_sync::atomic<std::uint64_t> accepted_now{0};
       std::vector<std_sync::thread> ts;
       for (unsigned s = 0; s < submitters; ++s) {
         ts.emplace_back([&, s] {
-          while (!go.load(PILFER_SITE("stress.go", acquire))) std_sync::spin_hint();
+          line.arrive_and_wait();
           for (std::size_t i = 0; i < max_tasks; ++i) {
             const auto id = static_cast<std::uint32_t>(s * max_tasks + i);
             try {
@@ -312,7 +313,7 @@ void shutdown_race(const options& o, failures& fail, watchdog& wd) {
           }
         });
       }
-      go.store(true, PILFER_SITE("stress.go", release));
+      line.arrive_and_wait();
       // Let a random share of the submissions in first (none, some, nearly all), then race the rest.
       const auto target = r.below(4) == 0 ? 0 : r.below(submitters * max_tasks);
       while (accepted_now.load(PILFER_SITE("stress.count", relaxed)) < target) std_sync::yield();

@@ -5,36 +5,14 @@
 #include <gtest/gtest.h>
 #include <pilfer/graph.hpp>
 
-#include <cstdlib>
-#include <new>
 #include <vector>
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define PILFER_TEST_NO_NEW_HOOK 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define PILFER_TEST_NO_NEW_HOOK 1
-#endif
-#endif
+#include "pilfer/testing/failing_new.hpp"
 
-#ifndef PILFER_TEST_NO_NEW_HOOK
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-namespace {
-pilfer::std_sync::atomic<long> allocations{0};
-}  // namespace
-void* operator new(std::size_t n) {
-  allocations.fetch_add(1, PILFER_SITE("test.alloc", relaxed));
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
+#if defined(PILFER_TESTING_FAILING_NEW)
 namespace {
 
-long allocs() { return allocations.load(PILFER_SITE("test.alloc", relaxed)); }
+using pilfer::testing::allocations_so_far;
 
 /// Allocations of one run of g (after a warm-up run), from outside or from inside a task.
 long allocations_per_run(pilfer::pool& p, pilfer::graph& g, bool inside) {
@@ -48,9 +26,9 @@ long allocations_per_run(pilfer::pool& p, pilfer::graph& g, bool inside) {
   };
   once();  // warm-up: validation caches, deque growth, pool-internal lazily built state
   once();
-  const long before = allocs();
+  const long before = allocations_so_far();
   once();
-  return allocs() - before;
+  return allocations_so_far() - before;
 }
 
 void build(pilfer::graph& g, std::size_t n, bool chained) {

@@ -1,46 +1,20 @@
 // Allocation failure in submit/spawn propagates std::bad_alloc and loses
 // nothing: every accepted task runs exactly once, pending returns to zero.
 // Global operator new is replaced with one that can be told to fail the k-th
-// allocation of the calling thread. Not under sanitizers (they own new).
+// allocation of the calling thread (pilfer/testing/failing_new.hpp). Not under sanitizers (they own new).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <new>
 
 #include "pilfer/pool.hpp"
+#include "pilfer/testing/failing_new.hpp"
 #include "pool_test_util.hpp"
 
 using namespace pilfer_test;
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define PILFER_TEST_NO_NEW_HOOK 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define PILFER_TEST_NO_NEW_HOOK 1
-#endif
-#endif
-
-#ifndef PILFER_TEST_NO_NEW_HOOK
-#if defined(__GNUC__) && !defined(__clang__)
-// Our operator new is malloc and our operator delete is free; GCC cannot see
-// that they are a pair once inlined.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-namespace {
-thread_local int fail_in = -1;  // -1: never; k: the k-th allocation from now (0 = next) fails
-}  // namespace
-void* operator new(std::size_t n) {
-  if (fail_in >= 0 && fail_in-- == 0) throw std::bad_alloc();
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#endif
-
 namespace {
 
-#ifndef PILFER_TEST_NO_NEW_HOOK  // sanitizers own operator new: this test exists only without them
+#if defined(PILFER_TESTING_FAILING_NEW)  // sanitizers own operator new: this test exists only without them
 // @verifies POOL-12 POOL-9
 TEST(PoolAlloc, BadAllocInSubmitLosesNothing) {
   pilfer::pool p({.threads = 2});
@@ -52,17 +26,17 @@ TEST(PoolAlloc, BadAllocInSubmitLosesNothing) {
   // block allocation when this push needs a new block (every 63rd); every
   // third submit is not armed, so the queues move on.
   for (int i = 0; i < 3000; ++i) {
-    fail_in = i % 3 == 2 ? -1 : i % 3;
+    pilfer::testing::fail_allocation_in = i % 3 == 2 ? -1 : i % 3;
     try {
       auto h = p.submit([&, i] {
         add(ran);
         return i;
       });
-      fail_in = -1;
+      pilfer::testing::fail_allocation_in = -1;
       hs.push_back(std::move(h));
       ++accepted;
     } catch (const std::bad_alloc&) {
-      fail_in = -1;
+      pilfer::testing::fail_allocation_in = -1;
       ++refused;
     }
   }
@@ -70,13 +44,13 @@ TEST(PoolAlloc, BadAllocInSubmitLosesNothing) {
   auto inner = p.submit([&] {
     std::uint64_t ok = 0;
     for (int i = 0; i < 3000; ++i) {
-      fail_in = i % 3 == 2 ? -1 : i % 3;
+      pilfer::testing::fail_allocation_in = i % 3 == 2 ? -1 : i % 3;
       try {
         p.spawn([&] { add(ran); });
-        fail_in = -1;
+        pilfer::testing::fail_allocation_in = -1;
         ++ok;
       } catch (const std::bad_alloc&) {
-        fail_in = -1;
+        pilfer::testing::fail_allocation_in = -1;
       }
     }
     return ok;

@@ -289,7 +289,7 @@ TEST(PoolBlocking, ManyWaitersOnOneRunningTaskKeepConstantDepth) {
 // earlier), through handles, a task group, or join. Every graph completes.
 // @verifies POOL-19 POOL-20
 TEST(PoolBlocking, RandomAcyclicWaitForGraphsComplete) {
-  std::mt19937_64 rng(seed());
+  std::mt19937_64 rng(test_seed());
   pilfer::pool_options o;
   o.threads = 2;
   pilfer::pool p(o);

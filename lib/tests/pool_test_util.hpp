@@ -3,11 +3,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
 
 #include "pilfer/sync.hpp"
+#include "pilfer/testing/sanitizers.hpp"
+#include "pilfer/testing/seed.hpp"
 
 namespace pilfer_test {
 
@@ -34,31 +33,10 @@ inline std::uint64_t load(const counter& c) { return c.load(PILFER_SITE("test.lo
 inline void c_store(counter& c, std::uint64_t v) { c.store(v, PILFER_SITE("test.store", release)); }
 inline std::uint64_t add(counter& c, std::uint64_t d = 1) { return c.fetch_add(d, PILFER_SITE("test.add", acq_rel)); }
 
-/// seed=N printed, PILFER_SEED=N accepted.
-inline std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    const char* e = std::getenv("PILFER_SEED");
-    const std::uint64_t v =
-        e ? std::strtoull(e, nullptr, 10)
-          : static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::printf("seed=%llu\n", static_cast<unsigned long long>(v));
-    return v;
-  }();
-  return s;
-}
+/// seed=N printed, PILFER_SEED=N accepted (the room's helper; a malformed value is an error, exit 2).
+using pilfer::testing::test_seed;
 
-constexpr bool under_tsan() {
-#if defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
+/// A function, as the tests call it (`under_tsan() ? small : large`).
+constexpr bool under_tsan() { return pilfer::testing::under_tsan; }
 
 }  // namespace pilfer_test

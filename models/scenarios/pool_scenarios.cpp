@@ -556,27 +556,19 @@ std::vector<entry> pool_scenarios() {
   options exh;
   exh.max_steps = 5000;
   exh.preemption_bound = 1u;
-  const auto rnd = [](std::size_t n) {
-    options o;
-    o.how = mode::random;
-    o.seed = 1;
-    o.iterations = n;
-    o.max_steps = 5000;
-    return o;
-  };
   std::vector<entry> v;
   v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
   v.push_back({"pool.submit_to_parked", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(1u, true); }, exh, false});
-  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, rnd(1000), false});
-  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, rnd(1000), false});
+  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, random_bound(1000), false});
+  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, random_bound(1000), false});
   v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
-  v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, rnd(1000), false});
-  v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, rnd(300), false});
+  v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, random_bound(1000), false});
+  v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, random_bound(300), false});
   // Issue 8 (random mode: 4 and 2 workers + the external thread exceed the exhaustive budget).
-  v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, rnd(200), false});
-  v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, rnd(500), false});
-  v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, rnd(500), false});
+  v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, random_bound(200), false});
+  v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, random_bound(500), false});
   return v;
 }
 

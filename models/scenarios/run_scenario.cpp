@@ -4,10 +4,10 @@
 // --shard=I/N (explore shard I of N; N runs together cover the space).
 #include "scenarios.hpp"
 
+#include <pilfer/testing/seed.hpp>
+
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 
 using namespace pilfer::model;
@@ -25,7 +25,14 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--random") o.how = mode::random;
-      if (a.rfind("--seed=", 0) == 0) o.seed = std::stoull(a.substr(7));
+      if (a.rfind("--seed=", 0) == 0) {
+        const auto v = pilfer::testing::parse_u64(a.substr(7));
+        if (!v) {
+          std::fprintf(stderr, "error: --seed expects an unsigned decimal number, got '%s'\n", a.c_str() + 7);
+          return 2;
+        }
+        o.seed = *v;
+      }
       if (a.rfind("--replay=", 0) == 0) o.replay = a.substr(9);
       if (a.rfind("--model=", 0) == 0) {
         const auto m = parse_memory_model(a.substr(8));
@@ -58,9 +65,9 @@ int main(int argc, char** argv) {
       }
     }
     if (o.how == mode::random) {
-      if (const char* s = std::getenv("PILFER_SEED")) o.seed = std::stoull(s);
-      else if (o.seed == 0) o.seed = std::random_device{}();
-      std::printf("seed=%llu\n", static_cast<unsigned long long>(o.seed));
+      if (const auto s = pilfer::testing::env_seed()) o.seed = *s;  // malformed: one line, exit 2
+      else if (o.seed == 0) o.seed = pilfer::testing::fresh_seed();
+      pilfer::testing::print_seed(o.seed);
     }
     const result r = check(e.make, o);
     std::printf("%-32s %s  [%s]\n", e.name.c_str(), r.summary().c_str(), e.ids.c_str());

@@ -4,6 +4,8 @@
 // @verifies MC-3
 #include "test_util.hpp"
 
+#include <pilfer/testing/seed.hpp>
+
 using namespace pilfer::model;
 using namespace pilfer::model::test;
 
@@ -198,10 +200,10 @@ int main() {
 
   options rnd;
   rnd.how = mode::random;
-  rnd.seed = 42;
+  rnd.seed = pilfer::testing::env_seed().value_or(42);  // PILFER_SEED=N to vary
   rnd.iterations = 2000;
   rnd.weaken["mpa.flag"] = std::memory_order_relaxed;
-  std::printf("seed=%llu\n", static_cast<unsigned long long>(rnd.seed));
+  pilfer::testing::print_seed(rnd.seed);
   t.expect_failure("random mode finds the weakened MP bug", check<mp_assert>(rnd), "assertion");
   return t.done();
 }

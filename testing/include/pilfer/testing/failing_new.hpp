@@ -1,9 +1,12 @@
 // pilfer/testing/failing_new.hpp — a global operator new that can be told to fail the k-th allocation of the
-// calling thread, for "std::bad_alloc leaves everything intact" tests. Include it in exactly ONE translation
+// calling thread, for "std::bad_alloc leaves everything intact" tests, and that counts every allocation of every
+// thread, for "this allocates nothing per task" tests. Include it in exactly ONE translation
 // unit of a test executable (it defines the replacement operators). Under ASan or TSan, which own operator new,
 // it defines nothing and PILFER_TESTING_FAILING_NEW is not set: guard the tests that need it with
 // #if defined(PILFER_TESTING_FAILING_NEW).
 #pragma once
+
+#include <pilfer/sync.hpp>
 
 #include <cstdlib>
 #include <new>
@@ -16,6 +19,11 @@
 namespace pilfer::testing {
 /// -1: never fail; k >= 0: the k-th allocation from now on this thread (0 = the next) throws std::bad_alloc.
 inline thread_local int fail_allocation_in = -1;
+
+/// Every allocation through this operator new so far, all threads (successful or failed).
+inline pilfer::std_sync::atomic<long> allocation_count{0};
+/// allocation_count now (relaxed: read after the counted work has been joined, which orders it).
+inline long allocations_so_far() noexcept { return allocation_count.load(PILFER_SITE("testing.alloc", relaxed)); }
 }  // namespace pilfer::testing
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -24,6 +32,8 @@ inline thread_local int fail_allocation_in = -1;
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 void* operator new(std::size_t n) {
+  // relaxed: a pure tally; readers are ordered by joining the threads whose allocations they count.
+  pilfer::testing::allocation_count.fetch_add(1, PILFER_SITE("testing.alloc", relaxed));
   if (pilfer::testing::fail_allocation_in >= 0 && pilfer::testing::fail_allocation_in-- == 0)
     throw std::bad_alloc();
   if (void* p = std::malloc(n ? n : 1)) return p;
