@@ -630,6 +630,12 @@ class basic_pool {
       leave_searching();
       if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) break;
       if (w.spare && surplus()) {
+        // Invariant W, case "skip" (sleep.md): a notifier may have skipped its
+        // wake-up because this spare was counted as a searcher. A parking
+        // worker looks at the queues once more after leaving the search; a
+        // retiring spare must too (after [sleep.S3]), or the item it was
+        // counted for stays queued beside parked workers.
+        if (has_work(w)) continue;
         if (!retire(w)) break;
         searching = true;
         continue;
@@ -739,7 +745,13 @@ class basic_pool {
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
       if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) return false;
-      if (spares_active_.read() <= blocked_.read()) return true;  // needed after all
+      if (spares_active_.read() <= blocked_.read()) {
+        // Needed after all: the caller goes on as a counted searcher, as an
+        // activated spare does, so its later leave_searching() has a match
+        // (an unmatched one wraps searching_ and every notify skips its wake).
+        if constexpr (mutation != detail::pool_mutation::old_sleep_protocol) enter_searching();
+        return true;
+      }
       spares_active_.write() -= 1;
       publish_spare_counts();
       w.spare_signal.store(0, PILFER_SITE("pool.W3", relaxed));
