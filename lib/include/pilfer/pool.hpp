@@ -879,6 +879,8 @@ class basic_pool {
         w.mailbox.push(t);
       }
     }
+    // A mailbox take like find_task's (the statistics' "every entry taken once" identity).
+    if (found != nullptr) w.bump(counter::priority_pops);
     return found;
   }
 
