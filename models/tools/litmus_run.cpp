@@ -25,6 +25,8 @@ namespace {
 namespace model = pilfer::model;
 using model::checker_sync;
 
+// Translation, not an operation: the order a litmus file declares for an access is the order the engine
+// explores that access with (no edge is created here; the program under test states its own orders).
 std::memory_order to_std(order o) noexcept {
   switch (o) {
     case order::relaxed: return std::memory_order_relaxed;
