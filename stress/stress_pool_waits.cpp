@@ -16,10 +16,10 @@
 // Every pool is a basic_pool<chaos_sync>: --chaos N injects seeded yields/sleeps at about one in N atomic
 // operations. A watchdog fails the run, printing every worker's state (pool.snapshot()), when no task
 // completes for --watchdog seconds (default 30).
-// --mutant old_sleep|old_helping builds the same scenarios on pilfer's pool compiled with its old sleep protocol or
-// its old helping waits (the pool's pool_mutation hook): they must fail there (a watchdog dump, a deadlock, a
+// --mutant old_sleep|old_helping|silent_requeue builds the same scenarios on pilfer's pool compiled with its old sleep
+// protocol, its old helping waits, or without announcing a batch steal's rest (the pool's pool_mutation hook): they must fail there (a watchdog dump, a deadlock, a
 // depth check) — the evidence that these stress scenarios can fail.
-// Usage: stress_pool_waits [--scenario NAME] [--mutant none|old_sleep|old_helping] [common options: stress_common.hpp]
+// Usage: stress_pool_waits [--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue] [common options: stress_common.hpp]
 #include <pilfer/pool.hpp>
 
 #include <algorithm>
@@ -393,6 +393,9 @@ struct old_sleep_sync : chaos_sync {
 struct old_helping_sync : chaos_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
 };
+struct silent_requeue_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
+};
 
 }  // namespace
 
@@ -405,8 +408,8 @@ int main(int argc, char** argv) {
     if (!take_option(argc, argv, i, "--scenario", scenario, program) && !take_option(argc, argv, i, "--mutant", mutant, program))
       rest.push_back(argv[i]);
   }
-  if (!one_of(mutant, "none|old_sleep|old_helping")) {
-    std::fprintf(stderr, "%s: unknown --mutant '%s' (none|old_sleep|old_helping)\n", program, mutant.c_str());
+  if (!one_of(mutant, "none|old_sleep|old_helping|silent_requeue")) {
+    std::fprintf(stderr, "%s: unknown --mutant '%s' (none|old_sleep|old_helping|silent_requeue)\n", program, mutant.c_str());
     return 2;
   }
   const char* names = "barrier|wait_graph|many_waiters|join_fairness|dropped_handles";
@@ -415,7 +418,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0,
-                       "[--scenario NAME] [--mutant none|old_sleep|old_helping] ");
+                       "[--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue] ");
   chaos_control::configure(o.chaos, o.seed);
   failures fail;
   watchdog wd(program, o.watchdog, o.seed);
@@ -423,6 +426,8 @@ int main(int argc, char** argv) {
     scenarios<old_sleep_sync>::run(scenario, o, fail, wd);
   } else if (mutant == "old_helping") {
     scenarios<old_helping_sync>::run(scenario, o, fail, wd);
+  } else if (mutant == "silent_requeue") {
+    scenarios<silent_requeue_sync>::run(scenario, o, fail, wd);
   } else {
     scenarios<chaos_sync>::run(scenario, o, fail, wd);
   }

@@ -285,6 +285,37 @@ TEST(PoolBlocking, ManyWaitersOnOneRunningTaskKeepConstantDepth) {
   EXPECT_EQ(load(max_depth), 1u);
 }
 
+// A spare started for a blocked wait finds nothing to do while the wait lasts,
+// so it parks as the blocked worker's stand-in. When the wait ends the spare
+// is surplus: it must retire, so the pool is back to size() parked threads.
+// (Before: the spare stayed parked among the workers for good; a loop waiting
+// for "every worker parked" — example_reduce — hung 1 run in 7.)
+// @verifies POOL-20 POOL-6
+TEST(PoolBlocking, SpareParkedDuringAWaitRetiresWhenTheWaitEnds) {
+  pilfer::pool_options o;
+  o.threads = 2;
+  pilfer::pool p(o);
+  watchdog dog("spare retires after the wait", 60s, &p);
+  for (int round = 0; round < 5; ++round) {
+    flag started{0};
+    flag release{0};
+    auto long_task = p.submit([&] {
+      store(started, 1);
+      while (load(release) == 0) std::this_thread::sleep_for(1ms);
+    });
+    ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
+    auto waiter = p.submit([&] { long_task.wait(); });  // blocks: a spare stands in
+    // One worker runs long_task, one is blocked in the wait: the spare finds nothing and parks.
+    ASSERT_TRUE(eventually([&] { return p.stats().sleeping == 1 && p.spare_workers() == 1; }))
+        << "sleeping " << p.stats().sleeping << ", spares " << p.spare_workers();
+    store(release, 1);
+    waiter.get();
+    EXPECT_TRUE(eventually([&] { return p.stats().sleeping == p.size(); }, 5000ms))
+        << "round " << round << ": " << p.stats().sleeping << " threads parked in a pool of " << p.size()
+        << " (a surplus spare did not retire)";
+  }
+}
+
 // Random acyclic wait-for graphs: task i waits for some tasks j > i (submitted
 // earlier), through handles, a task group, or join. Every graph completes.
 // @verifies POOL-19 POOL-20

@@ -607,18 +607,20 @@ template <class Sync>
 void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
   auto* w = detail::pool_access<Sync>::current(p);
   detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(w->index)};
+  std::vector<detail::task_base*> put_back;  // what goes back onto the deque, bottom first
   std::size_t taken = 0;
   while (!r.is_done()) {
     std::optional<detail::task_base*> t = w->deque.pop();
     if (!t) break;
     if ((*t)->fn != &pool_entry || static_cast<node*>(*t)->run != &r) {
-      w->deque.push(*t);  // not ours: leave it where it was
+      put_back.push_back(*t);  // not ours: leave it where it was
       break;
     }
     ++taken;
     detail::run_chain(static_cast<node*>(*t), r, ctx);  // may finish the run (r stays: our handle holds it)
   }
-  for (std::size_t i = 0; i < taken; ++i) w->deque.push(&detail::graph_tombstone);
+  put_back.insert(put_back.end(), taken, &detail::graph_tombstone);
+  detail::pool_access<Sync>::requeue_own(p, *w, put_back);
   while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
 }
 

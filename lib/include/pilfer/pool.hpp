@@ -88,7 +88,8 @@ struct pool_access;
 enum class pool_mutation : unsigned char {
   none,
   old_sleep_protocol,  ///< a woken worker is not counted as searching (issue 8 point 1)
-  old_helping          ///< waits run any task until done (issue 8 points 2, 3)
+  old_helping,         ///< waits run any task until done (issue 8 points 2, 3)
+  silent_requeue       ///< items a thread moves into its own deque (batch steal, put back) are not announced
 };
 
 template <class Sync>
@@ -437,6 +438,14 @@ class basic_pool {
     wake_one();
   }
 
+  /// After items went back into a queue they had left (a batch steal's rest,
+  /// a pop put back): a thread that looked while they were out of every
+  /// queue saw nothing and may have parked, and no push announced them, so
+  /// announce them like a push (sleep.md, "moved items").
+  void announce_requeued() {
+    if constexpr (mutation != detail::pool_mutation::silent_requeue) notify_work();
+  }
+
   void finish_pending() noexcept {
     // [pool.P2] acq_rel: release publishes the task's effects to
     // wait_idle(); acquire keeps RMW chain ordering.
@@ -537,6 +546,9 @@ class basic_pool {
     steal_result<task_base*> r = v.stealer.steal_batch_and_pop(w.deque);
     if (r.is_success()) {
       w.bump(counter::steals);
+      // The rest of the batch was invisible while in flight: a thread that
+      // looked at both deques then may have parked (sleep.md, "moved items").
+      if (!w.deque.empty()) announce_requeued();
       return r.value;
     }
     w.bump(counter::failed_steals);
@@ -644,7 +656,8 @@ class basic_pool {
       ec_.prepare_wait(w.waiter);
       detail::event_count<Sync>::fence_after_prepare();  // [sleep.W2]
       const bool stop = stopping_.load(PILFER_SITE("pool.S2", seq_cst));
-      if (stop || has_work(w)) {
+      // A spare that became surplus while it linked itself goes back and retires (see end_blocking).
+      if (stop || has_work(w) || (w.spare && surplus())) {
         // Not linked any more: a notifier picked us and counted us as a
         // searcher (its wake-up is absorbed here). Still linked: count
         // ourselves. Either way we search again, as a counted searcher.
@@ -802,6 +815,7 @@ class basic_pool {
       }
     }
     for (auto it = keep.rbegin(); it != keep.rend(); ++it) w.deque.push(*it);
+    if (!keep.empty()) announce_requeued();  // they were out of every queue meanwhile
   }
 
   void end_blocking(worker& w) {
@@ -809,6 +823,16 @@ class basic_pool {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
       blocked_.write() -= 1;
       publish_spare_counts();
+      // A spare that went to sleep as a stand-in (not surplus then) is surplus
+      // now: wake it so that it retires, or the pool keeps more than size()
+      // threads parked beside its queues for good. A spare that links itself
+      // after this looks at surplus() after linking (worker_main) and sees
+      // these counts: both sides go through the event count's mutex.
+      if (spares_active_.read() > blocked_.read()) {
+        for (const auto& s : owned_) {
+          if (s->spare) ec_.notify_target(s->waiter, [this] { on_wake(); });
+        }
+      }
     }
     w.set_state(worker_state::running);
   }
@@ -1008,6 +1032,7 @@ class basic_pool {
       return *t;
     }
     w.deque.push(*t);
+    announce_requeued();  // it was out of every queue between pop and push
     return nullptr;
   }
 
@@ -1075,6 +1100,15 @@ struct pool_access {
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
+  /// Put items popped from the calling worker's own deque back (or push
+  /// entries in their place) and announce them like a push: while they were
+  /// out of every queue a thread may have looked, seen nothing and parked.
+  template <class Items>
+  static void requeue_own(pool_type& p, worker& w, const Items& items) {
+    if (items.empty()) return;
+    for (task_base* t : items) w.deque.push(t);
+    p.announce_requeued();
+  }
 
   /// task_handle::wait(): claim the task if it has not started, else wait
   /// (helping only its descendants, then blocking).
