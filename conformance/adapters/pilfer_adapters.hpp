@@ -151,6 +151,44 @@ class basic_pilfer_pool {
   void wait_idle() { p_.wait_idle(); }
   void shutdown() { p_.shutdown(pilfer::shutdown_mode::drain); }
 
+  /// POOL-13: a pool on the synthetic topology; home PUs and victim groups as the pool computed them.
+  static placement_view placement_on(const std::string& synthetic, unsigned workers) {
+    return placement_with(pilfer::topology::synthetic(synthetic), workers);
+  }
+  static pinned_view run_pinned(unsigned workers, int tasks) {
+    pilfer::pool_options o;
+    o.threads = workers;
+    o.pin = true;
+    pilfer::basic_pool<Sync> p(std::move(o));
+    pilfer::std_sync::atomic<int> ran{0};
+    for (int i = 0; i < tasks; ++i) p.spawn([&ran] { ran.fetch_add(1, PILFER_SITE("conformance.done", relaxed)); });
+    p.wait_idle();
+    pinned_view v;
+    v.tasks_ran = ran.load(PILFER_SITE("conformance.done", relaxed));
+    v.cores = p.topology().num_cores();
+    for (unsigned w = 0; w < p.size(); ++w) {
+      int core = -1;
+      for (const auto& pu : p.topology().pus())
+        if (p.pinned_cpu(w) >= 0 && pu.os_index == static_cast<unsigned>(p.pinned_cpu(w))) core = static_cast<int>(pu.core);
+      v.pinned_core.push_back(core);
+    }
+    return v;
+  }
+
+ protected:
+  static placement_view placement_with(pilfer::topology t, unsigned workers) {
+    pilfer::pool_options o;
+    o.threads = workers;
+    o.topo = std::move(t);
+    pilfer::basic_pool<Sync> p(std::move(o));
+    placement_view v;
+    for (unsigned w = 0; w < p.size(); ++w) {
+      v.home_pu.push_back(p.placement(w));
+      v.victims.push_back(p.victim_groups(w));
+    }
+    return v;
+  }
+
  private:
   /// One task_handle behind a copyable waiter: every caller waits; the first collects the result.
   struct shared_handle {

@@ -41,6 +41,8 @@ void add_other_mutants(registry& r) {
                                          "parallel_reduce combines the right half first (assumes commutativity)");
   r.add_pool<ws_pool<M::early_ready>>("mutant.pool.early_ready", "mutant", "POOL-17",
                                       "a result handle is ready() once its task started, before it finished");
+  r.add_pool<mutants::pilfer_pool_flat_topology>("mutant.pilfer_pool.flat_topology", "mutant", "POOL-13",
+                                                 "pilfer's pool handed a flat topology: placement ignores nodes, caches");
   r.add_pool<mutants::pilfer_pool_old_sleep>("mutant.pilfer_pool.old_sleep", "mutant", "POOL-18",
                                              "pilfer's pool with its old sleep protocol (pool_mutation hook)");
   r.add_pool<mutants::pilfer_pool_old_helping>("mutant.pilfer_pool.old_helping", "mutant", "POOL-19",

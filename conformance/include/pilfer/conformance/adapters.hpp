@@ -47,6 +47,10 @@
 //   void parallel_for(b, e, f, grain)           f(i) for i in [b, e) (POOL-16); grain 0 = automatic
 //   std::string parallel_reduce(b, e, identity, map, reduce, grain)   left fold, partials in index order
 //   std::uint64_t tasks_created() const         tasks (and join branches) created so far (POOL-16 chunking)
+//   static placement_view placement_on(synthetic, workers)   (POOL-13) a pool on a synthetic topology (hwloc
+//                                               syntax, PUs numbered depth-first): each worker's home PU and
+//                                               victim groups, nearest first
+//   static pinned_view run_pinned(workers, tasks)  (POOL-13) a pinned pool on this machine runs `tasks` tasks
 //
 // injector_adapter, optional: static block_size, std::size_t live_blocks() const   (INJ-4)
 #pragma once
@@ -185,6 +189,25 @@ concept pool_with_parallel_loops =
       { p.parallel_reduce(i, i, std::string(), m, r, std::size_t{0}) } -> std::same_as<std::string>;
       { cp.tasks_created() } -> std::same_as<std::uint64_t>;
     };
+
+/// What a pool built on a synthetic topology reports about its placement (POOL-13).
+struct placement_view {
+  std::vector<unsigned> home_pu;                        // per worker: index of its home PU (depth-first)
+  std::vector<std::vector<std::vector<unsigned>>> victims;  // per worker: victim groups, nearest first
+};
+/// What a pinned pool on this machine did (POOL-13).
+struct pinned_view {
+  int tasks_ran = 0;
+  unsigned cores = 0;              // cores of the machine as the pool sees it
+  std::vector<int> pinned_core;    // per worker: the core it is pinned to, or -1
+};
+
+/// Optional: topology-aware placement (POOL-13).
+template <class P>
+concept pool_with_topology = pool_adapter<P> && requires(const std::string& desc, unsigned n, int k) {
+  { P::placement_on(desc, n) } -> std::same_as<placement_view>;
+  { P::run_pinned(n, k) } -> std::same_as<pinned_view>;
+};
 
 /// Optional: the injector's block size and its count of allocated blocks (INJ-4).
 template <class A>

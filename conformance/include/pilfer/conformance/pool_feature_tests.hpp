@@ -1,5 +1,6 @@
-// pilfer/conformance/pool_feature_tests.hpp — black-box tests of the pool's user-facing features: typed result
-// handles (POOL-17), priorities and affinity (POOL-15) and parallel loops (POOL-16). Included by pool_tests.hpp.
+// pilfer/conformance/pool_feature_tests.hpp — black-box tests of the pool's user-facing features: topology-aware
+// placement (POOL-13), typed result handles (POOL-17), priorities and affinity (POOL-15) and parallel loops
+// (POOL-16). Included by pool_tests.hpp.
 //
 // Each feature is an optional adapter capability (adapters.hpp); an adapter without it gets "n/a". Every wait
 // is bounded: a case that does not finish fails and its pool is leaked (pool_box::abandon), and state the
@@ -410,9 +411,111 @@ verdict pool_parallel_loops(const run_config& cfg) {
   }
 }
 
-/// Appends POOL-15 … POOL-17 to a pool's requirement list (called by pool_requirements in suite.hpp).
+// ------------------------------------------------------------------------------------------ POOL-13
+
+/// POOL-13: topology-aware placement, on synthetic topologies (hwloc syntax; PU i of "node:N l3:L core:C pu:1" is
+/// in cache group i / (C) and node i / (L*C), the depth-first numbering). (a) "node:2 core:4 pu:1", 8 workers:
+/// one worker per core; 4 workers: spread 2 + 2 over the nodes. (b) For every worker of "node:2 core:4 pu:1" and
+/// of "node:2 l3:2 core:2 pu:1" (8 workers): its victim groups hold every other worker once, each group is one
+/// distance tier, and the tiers come nearest first (same cache, same node, the rest). (c) Pinned on this machine,
+/// 2 workers run 200 tasks, and no two workers are pinned to the same core when there are enough cores.
+template <pool_adapter P>
+verdict pool_topology_placement(const run_config& cfg) {
+  if constexpr (!pool_with_topology<P>) {
+    return verdict::na("no topology-aware placement in the adapter");
+  } else {
+    struct shape {
+      const char* desc;
+      unsigned pus_per_cache, pus_per_node;
+    };
+    auto tier_name = [](int t) { return t == 0 ? "same cache" : t == 1 ? "same node" : "remote"; };
+    // (a) one worker per core, spread over the nodes.
+    {
+      const placement_view v8 = P::placement_on("node:2 core:4 pu:1", 8);
+      std::vector<unsigned> pus = v8.home_pu;
+      std::sort(pus.begin(), pus.end());
+      if (v8.home_pu.size() != 8 || std::adjacent_find(pus.begin(), pus.end()) != pus.end())
+        return verdict::fail(cfg.seed, "\"node:2 core:4 pu:1\", 8 workers: home PUs " +
+                                           detail::show(std::vector<int>(v8.home_pu.begin(), v8.home_pu.end())) +
+                                           " are not one worker per core");
+      const placement_view v4 = P::placement_on("node:2 core:4 pu:1", 4);
+      unsigned on_node0 = 0;
+      for (unsigned pu : v4.home_pu) on_node0 += pu / 4 == 0 ? 1 : 0;
+      if (on_node0 != 2)
+        return verdict::fail(cfg.seed, "\"node:2 core:4 pu:1\", 4 workers: home PUs " +
+                                           detail::show(std::vector<int>(v4.home_pu.begin(), v4.home_pu.end())) +
+                                           " put " + std::to_string(on_node0) +
+                                           " workers on node 0 — not spread across the NUMA nodes");
+    }
+    // (b) victim order nearest first.
+    for (const shape sh : {shape{"node:2 core:4 pu:1", 1, 4}, shape{"node:2 l3:2 core:2 pu:1", 2, 4}}) {
+      const unsigned n = 8;
+      const placement_view v = P::placement_on(sh.desc, n);
+      for (unsigned w = 0; w < n; ++w) {
+        const unsigned me = v.home_pu.at(w);
+        auto tier = [&](unsigned x) {
+          const unsigned pu = v.home_pu.at(x);
+          return pu / sh.pus_per_cache == me / sh.pus_per_cache ? 0 : pu / sh.pus_per_node == me / sh.pus_per_node ? 1 : 2;
+        };
+        std::ostringstream order;
+        order << sh.desc << "\", " << n << " workers, worker " << w << " (PU " << me << ") victim groups:";
+        for (const auto& grp : v.victims.at(w)) {
+          order << " {";
+          for (std::size_t i = 0; i < grp.size(); ++i) order << (i ? "," : "") << grp[i] << ":" << tier_name(tier(grp[i]));
+          order << "}";
+        }
+        std::vector<int> seen(n, 0);
+        int last = -1;
+        for (const auto& grp : v.victims.at(w)) {
+          if (grp.empty()) continue;
+          const int t = tier(grp.front());
+          for (unsigned x : grp) {
+            if (x >= n || x == w) return verdict::fail(cfg.seed, "\"" + order.str() + " — names worker " + std::to_string(x));
+            ++seen[x];
+            if (tier(x) != t)
+              return verdict::fail(cfg.seed, "\"" + order.str() +
+                                                 " — a group mixes distances (its order is random, so a farther "
+                                                 "victim may come before a nearer one)");
+          }
+          if (t <= last)
+            return verdict::fail(cfg.seed, "\"" + order.str() + " — not nearest first");
+          last = t;
+        }
+        for (unsigned x = 0; x < n; ++x)
+          if (x != w && seen[x] != 1)
+            return verdict::fail(cfg.seed, "\"" + order.str() + " — worker " + std::to_string(x) + " appears " +
+                                               std::to_string(seen[x]) + " times");
+      }
+    }
+    // (c) pinned on this machine: tasks run normally, at most one worker per core.
+    const unsigned workers = 2;
+    const int tasks = 200;
+    const pinned_view pv = P::run_pinned(workers, tasks);
+    if (pv.tasks_ran != tasks)
+      return verdict::fail(cfg.seed, "a pinned pool of 2 workers ran " + std::to_string(pv.tasks_ran) + " of " +
+                                         std::to_string(tasks) + " tasks");
+    int pinned = 0;
+    if (pv.cores >= workers) {
+      std::vector<int> cores;
+      for (int c : pv.pinned_core)
+        if (c >= 0) cores.push_back(c);
+      pinned = static_cast<int>(cores.size());
+      std::sort(cores.begin(), cores.end());
+      if (std::adjacent_find(cores.begin(), cores.end()) != cores.end())
+        return verdict::fail(cfg.seed, "a pinned pool of 2 workers on " + std::to_string(pv.cores) +
+                                           " cores pinned two workers to one core " + detail::show(pv.pinned_core));
+    }
+    return verdict::pass("one worker per core, spread over 2 nodes; victim groups nearest first on 2 synthetic "
+                         "topologies; pinned pool ran " + std::to_string(tasks) + " tasks (" + std::to_string(pinned) +
+                         " of 2 workers pinned, " + std::to_string(pv.cores) + " cores)");
+  }
+}
+
+/// Appends POOL-13 and POOL-15 … POOL-17 to a pool's requirement list (called by pool_requirements in suite.hpp).
 template <pool_adapter P, class Tests>
 void add_pool_feature_requirements(Tests& t) {
+  // @verifies POOL-13
+  t.push_back({"POOL-13", "topology-aware placement", [](const run_config& c) { return pool_topology_placement<P>(c); }});
   // @verifies POOL-15
   t.push_back({"POOL-15", "priorities and affinity", [](const run_config& c) { return pool_priority_affinity<P>(c); }});
   // @verifies POOL-16

@@ -128,7 +128,7 @@ std::vector<requirement_test> pool_requirements() {
   t.push_back({"POOL-11", "nested fork-join on 1 worker", [](const run_config& c) { return pool_helping_waits<P>(c); }});
   // @verifies POOL-12
   t.push_back({"POOL-12", "shutdown drains; submit after is an error", [](const run_config& c) { return pool_shutdown<P>(c); }});
-  add_pool_feature_requirements<P>(t);  // POOL-15 … POOL-17 (pool_feature_tests.hpp)
+  add_pool_feature_requirements<P>(t);  // POOL-13, POOL-15 … POOL-17 (pool_feature_tests.hpp)
   add_pool_wait_requirements<P>(t);     // POOL-18 … POOL-21 (pool_wait_tests.hpp)
   return t;
 }
