@@ -598,13 +598,14 @@ class ws_pool {
     ctx me{this, i};
     S::thread_slot<slot_key>() = &me;
     constexpr int spin_rounds = 12;
-    // injector_after_park: the idle path (first look, search rounds, re-check) skips the injector until the
-    // worker has been woken from a park.
+    // injector_after_park: the worker looks at the injector only in its first look after a wake-up; the looks
+    // after a task, the search rounds and the re-check before parking skip it.
     constexpr bool skip = M == pool_mutation::injector_after_park;
     bool woken = false;
     for (;;) {
-      if (run_one(i, !skip || woken)) continue;
+      const bool look_at_injector = !skip || woken;
       woken = false;
+      if (run_one(i, look_at_injector)) continue;
       bool found = false;
       if constexpr (M == pool_mutation::sleep_no_handoff) searching_.fetch_add(1, PILFER_SITE("wspool.searching", seq_cst));
       job_ptr j;

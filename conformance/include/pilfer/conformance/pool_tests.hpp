@@ -172,7 +172,8 @@ verdict pool_fifo_steal(const run_config& cfg) {
 /// POOL-3: injector before idle. One worker runs task A (held behind a gate); meanwhile task B is submitted
 /// from outside, so it waits in the injector while the worker's own deque is empty. When A ends, the worker
 /// MUST take B without parking: the park count B reads when it starts equals the count A read when it
-/// started (nothing can park in between except a worker that went to sleep beside a queued task).
+/// started (nothing can park in between except a worker that went to sleep beside a queued task). Even rounds
+/// submit A to a worker that has already parked once, odd rounds to a fresh one.
 template <pool_adapter P>
 verdict pool_injector_before_idle(const run_config& cfg) {
   if constexpr (!pool_with_park_count<P>) {
@@ -187,6 +188,9 @@ verdict pool_injector_before_idle(const run_config& cfg) {
       detail::pool_box<P> pool(1);
       P* p = &*pool;
       auto st = std::make_shared<state>();
+      // Even rounds start from a parked worker (A then wakes it), odd rounds from a fresh, searching one.
+      if (round % 2 == 0)
+        wait_until([&] { return (*pool).parks() > 0; }, std::chrono::milliseconds(500));
       (*pool).submit([st, p] {
         st->parks_a.store(p->parks(), PILFER_SITE("conformance.flag", relaxed));
         st->a_started.store(1, PILFER_SITE("conformance.flag", release));
