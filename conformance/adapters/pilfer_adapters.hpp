@@ -13,6 +13,8 @@
 #include <mutex>
 #include <vector>
 #include <optional>
+#include <string>
+#include <cstdint>
 
 #include "pilfer/conformance/adapters.hpp"
 
@@ -71,8 +73,10 @@ using pilfer_mutex_deque = pilfer_deque_adapter<pilfer::mutex_deque<value_t>, pi
 class pilfer_injector {
  public:
   static constexpr const char* name = "pilfer::injector";
+  static constexpr std::size_t block_size = pilfer::injector<value_t>::block_size;
   void push(value_t v) { q_.push(v); }
   steal_outcome steal() { return detail::map(q_.steal()); }
+  std::size_t live_blocks() const { return q_.live_blocks(); }
 
  private:
   pilfer::injector<value_t> q_;
@@ -104,8 +108,86 @@ class basic_pilfer_pool {
     hook_ = std::move(h);
   }
   void submit_dropped(std::function<void()> f) { (void)p_.submit(std::move(f)); }
+
+  /// POOL-17: pilfer's task_handle<value_t>, as it is (move-only).
+  class value_handle {
+   public:
+    explicit value_handle(pilfer::basic_task_handle<value_t, Sync> h) : h_(std::move(h)) {}
+    bool ready() const { return h_.ready(); }
+    void wait() { h_.wait(); }
+    value_t get() { return h_.get(); }
+
+   private:
+    pilfer::basic_task_handle<value_t, Sync> h_;
+  };
+  value_handle submit_value(std::function<value_t()> f) { return value_handle(p_.submit(std::move(f))); }
+
+  /// POOL-15: pilfer::task_options.
+  void submit_with(std::function<void()> f, task_opts o) {
+    pilfer::task_options to;
+    to.priority = o.high_priority ? pilfer::task_priority::high : pilfer::task_priority::normal;
+    to.affinity = o.affinity;
+    p_.spawn(std::move(f), to);
+  }
+  std::optional<unsigned> worker_index() const { return p_.current_worker_index(); }
+
+  /// POOL-3: parks of every worker (and spare) so far.
+  std::uint64_t parks() const { return p_.stats().total.parks; }
+
+  /// POOL-16: pilfer::parallel_for / parallel_reduce; tasks created = heap tasks + join branches.
+  void parallel_for(std::int64_t b, std::int64_t e, std::function<void(std::int64_t)> f, std::size_t grain) {
+    pilfer::parallel_for(p_, b, e, f, grain);
+  }
+  std::string parallel_reduce(std::int64_t b, std::int64_t e, std::string identity,
+                              std::function<std::string(std::int64_t)> map,
+                              std::function<std::string(std::string, std::string)> reduce, std::size_t grain) {
+    return pilfer::parallel_reduce(p_, b, e, std::move(identity), map, reduce, grain);
+  }
+  std::uint64_t tasks_created() const {
+    const pilfer::pool_stats s = p_.stats();
+    return s.submitted + s.total.join_pushes;
+  }
+
   void wait_idle() { p_.wait_idle(); }
   void shutdown() { p_.shutdown(pilfer::shutdown_mode::drain); }
+
+  /// POOL-13: a pool on the synthetic topology; home PUs and victim groups as the pool computed them.
+  static placement_view placement_on(const std::string& synthetic, unsigned workers) {
+    return placement_with(pilfer::topology::synthetic(synthetic), workers);
+  }
+  static pinned_view run_pinned(unsigned workers, int tasks) {
+    pilfer::pool_options o;
+    o.threads = workers;
+    o.pin = true;
+    pilfer::basic_pool<Sync> p(std::move(o));
+    pilfer::std_sync::atomic<int> ran{0};
+    for (int i = 0; i < tasks; ++i) p.spawn([&ran] { ran.fetch_add(1, PILFER_SITE("conformance.done", relaxed)); });
+    p.wait_idle();
+    pinned_view v;
+    v.tasks_ran = ran.load(PILFER_SITE("conformance.done", relaxed));
+    v.cores = p.topology().num_cores();
+    for (unsigned w = 0; w < p.size(); ++w) {
+      int core = -1;
+      for (const auto& pu : p.topology().pus())
+        if (p.pinned_cpu(w) >= 0 && pu.os_index == static_cast<unsigned>(p.pinned_cpu(w))) core = static_cast<int>(pu.core);
+      v.pinned_core.push_back(core);
+    }
+    return v;
+  }
+
+ protected:
+  static placement_view placement_with(pilfer::topology t, unsigned workers) {
+    pilfer::pool_options o;
+    o.threads = workers;
+    o.topo = std::move(t);
+    pilfer::basic_pool<Sync> p(std::move(o));
+    placement_view v;
+    for (unsigned w = 0; w < p.size(); ++w) {
+      v.home_pu.push_back(p.placement(w));
+      v.victims.push_back(p.victim_groups(w));
+    }
+    return v;
+  }
 
  private:
   /// One task_handle behind a copyable waiter: every caller waits; the first collects the result.

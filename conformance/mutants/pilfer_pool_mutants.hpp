@@ -7,6 +7,8 @@
 #include <pilfer/pool.hpp>
 #include <pilfer/sync.hpp>
 
+#include <string>
+
 #include "../adapters/pilfer_adapters.hpp"
 
 namespace pilfer::conformance::mutants {
@@ -20,5 +22,15 @@ struct old_helping_sync : pilfer::std_sync {
 
 using pilfer_pool_old_sleep = basic_pilfer_pool<old_sleep_sync>;
 using pilfer_pool_old_helping = basic_pilfer_pool<old_helping_sync>;
+
+/// pilfer's pool handed a flat topology whatever the machine (the fallback path taken when it should not be):
+/// placement and victim order ignore caches and NUMA nodes (POOL-13).
+class pilfer_pool_flat_topology : public pilfer_pool {
+ public:
+  using pilfer_pool::pilfer_pool;
+  static placement_view placement_on(const std::string& synthetic, unsigned workers) {
+    return placement_with(pilfer::topology::flat(pilfer::topology::synthetic(synthetic).num_pus()), workers);
+  }
+};
 
 }  // namespace pilfer::conformance::mutants

@@ -22,13 +22,17 @@
 
 #include <pilfer/sync.hpp>
 
+#include "pilfer/conformance/adapters.hpp"
+
 #include <cstdio>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace pilfer::conformance::mutants {
@@ -45,6 +49,13 @@ enum class pool_mutation {
   help_any,               // POOL-19/20: pilfer's old helping waits: a wait runs ANY queued task on top of its frame
   join_ignores_injector,  // POOL-8: fork_join takes its own arm back without the injector interval
   drop_swallows,          // POOL-21: a dropped handle's exception is discarded silently
+  injector_after_park,    // POOL-3: an idle worker searches its deque and victims, parks, and looks at the
+                          //   injector only after a wake-up
+  priority_ignored,       // POOL-15: a high-priority task is queued like a normal one
+  affinity_stealable,     // POOL-15: an affinity task goes to the shared injector, where any worker takes it
+  eager_split,            // POOL-16: parallel loops halve every range down to the grain (no split budget)
+  reduce_swapped,         // POOL-16: parallel_reduce combines the right half's result first (assumes commutativity)
+  early_ready,            // POOL-17: a result handle reports ready() once its task has started, not finished
 };
 
 struct pool_closed : std::logic_error {
@@ -75,6 +86,7 @@ class ws_pool {
   struct worker {
     S::mutex m;
     std::deque<job_ptr> q;
+    std::deque<job_ptr> mailbox;  // affinity tasks for this worker only (guarded by m)
     unsigned tick = 0;
   };
   struct ctx {
@@ -131,6 +143,109 @@ class ws_pool {
       if (e) std::rethrow_exception(e);
     };
   }
+
+  /// A typed, move-only result handle (POOL-17). Dropping it is dropping the handle (POOL-21's token).
+  class value_handle {
+   public:
+    value_handle(std::shared_ptr<handle_token> t, std::shared_ptr<value_t> v) : token_(std::move(t)), v_(std::move(v)) {}
+    value_handle(value_handle&&) noexcept = default;
+    value_handle& operator=(value_handle&&) noexcept = default;
+    value_handle(const value_handle&) = delete;
+    value_handle& operator=(const value_handle&) = delete;
+    bool ready() const {
+      const int s = token_->j->state.load(PILFER_SITE("wspool.done", acquire));
+      if constexpr (M == pool_mutation::early_ready) return s != queued;
+      return s == done;
+    }
+    void wait() { token_->pool->wait_for(*token_->j, false); }
+    value_t get() {
+      wait();
+      std::exception_ptr e;
+      {
+        std::lock_guard<S::mutex> g(token_->j->m);
+        e = token_->j->error;
+        token_->j->collected = true;
+      }
+      if (e) std::rethrow_exception(e);
+      return *v_;  // written by the task before its job's [wspool.done] release
+    }
+
+   private:
+    std::shared_ptr<handle_token> token_;
+    std::shared_ptr<value_t> v_;
+  };
+  value_handle submit_value(std::function<value_t()> f) {
+    auto v = std::make_shared<value_t>(0);
+    job_ptr j = make([v, f = std::move(f)] { *v = f(); }, true);
+    auto token = std::make_shared<handle_token>(this, j);
+    if (current() != nullptr) enqueue_local(j); else enqueue_outside(j);
+    return value_handle(std::move(token), std::move(v));
+  }
+
+  /// Priorities and affinity (POOL-15): a high-priority task goes to the pool's high queue, an affinity task
+  /// to its worker's mailbox; a worker looks at its mailbox, then the high queue, before anything else.
+  void submit_with(task f, task_opts o) {
+    if (o.affinity && *o.affinity >= workers_.size())
+      throw std::out_of_range("ws_pool: task affinity " + std::to_string(*o.affinity) + " names no worker");
+    job_ptr j = make(std::move(f), false);
+    if (o.affinity && M != pool_mutation::affinity_stealable) {
+      {
+        std::lock_guard<S::mutex> g(inj_m_);
+        if (closed_ && current() == nullptr) throw pool_closed();
+        pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
+      }
+      {
+        worker& w = workers_[*o.affinity];
+        std::lock_guard<S::mutex> g(w.m);
+        w.mailbox.push_back(std::move(j));
+      }
+      wake_all();  // only that worker may take it: a single notify could wake another one
+      return;
+    }
+    if (o.high_priority && M != pool_mutation::priority_ignored) {
+      {
+        std::lock_guard<S::mutex> g(inj_m_);
+        if (closed_ && current() == nullptr) throw pool_closed();
+        pending_.fetch_add(1, PILFER_SITE("wspool.pending", relaxed));
+        high_.push_back(std::move(j));
+      }
+      notify();
+      return;
+    }
+    if (current() != nullptr) enqueue_local(std::move(j)); else enqueue_outside(std::move(j));
+  }
+  std::optional<unsigned> worker_index() {
+    ctx* c = current();
+    if (c == nullptr) return std::nullopt;
+    return c->index;
+  }
+
+  /// Times a worker went to sleep (POOL-3).
+  std::uint64_t parks() const { return parks_.load(PILFER_SITE("wspool.stats", relaxed)); }
+
+  /// Parallel loops (POOL-16) by lazy binary splitting on fork_join: a range is halved while it is larger than
+  /// the grain and the split budget lasts; the budget halves per split and is refilled to the worker count when
+  /// the piece runs on another worker than the one that split it (it was stolen).
+  void parallel_for(std::int64_t b, std::int64_t e, std::function<void(std::int64_t)> f, std::size_t grain) {
+    if (b >= e) return;
+    if (grain == 0) grain = 1;
+    if (current() == nullptr) return run_on_worker([&] { parallel_for(b, e, f, grain); });
+    pfor(b, e, f, grain, static_cast<unsigned>(workers_.size()), current()->index);
+  }
+  std::string parallel_reduce(std::int64_t b, std::int64_t e, std::string identity,
+                              std::function<std::string(std::int64_t)> map,
+                              std::function<std::string(std::string, std::string)> reduce, std::size_t grain) {
+    if (b >= e) return identity;
+    if (grain == 0) grain = 1;
+    if (current() == nullptr) {
+      std::string r;
+      run_on_worker([&] { r = parallel_reduce(b, e, identity, map, reduce, grain); });
+      return r;
+    }
+    return preduce(b, e, identity, map, reduce, grain, static_cast<unsigned>(workers_.size()), current()->index);
+  }
+  /// Jobs made so far: tasks, handles and fork_join arms.
+  std::uint64_t tasks_created() const { return created_.load(PILFER_SITE("wspool.stats", relaxed)); }
 
   /// Submit with a handle and drop the handle at once (POOL-21).
   void submit_dropped(task f) { (void)submit_waitable(std::move(f)); }
@@ -194,7 +309,8 @@ class ws_pool {
   }
 
  private:
-  static job_ptr make(task f, bool handle) {
+  job_ptr make(task f, bool handle) {
+    created_.fetch_add(1, PILFER_SITE("wspool.stats", relaxed));
     auto j = std::make_shared<job>();
     j->fn = std::move(f);
     j->has_handle = handle;
@@ -224,6 +340,63 @@ class ws_pool {
       w.q.push_back(std::move(j));
     }
     notify();
+  }
+
+  /// Run `f` as a task and block until it finished (an outside waiter must not run it inline: the loop
+  /// needs a worker context), rethrowing its exception.
+  void run_on_worker(const std::function<void()>& f) {
+    struct done_state {
+      S::atomic<int> fin{0};
+      std::exception_ptr error;
+    };
+    auto st = std::make_shared<done_state>();
+    submit([st, &f] {
+      try {
+        f();
+      } catch (...) {
+        st->error = std::current_exception();
+      }
+      st->fin.store(1, PILFER_SITE("wspool.done", release));
+      st->fin.notify_all();
+    });
+    while (st->fin.load(PILFER_SITE("wspool.done", acquire)) == 0) st->fin.wait(0, PILFER_SITE("wspool.done", acquire));
+    if (st->error) std::rethrow_exception(st->error);
+  }
+
+  bool split_more(std::int64_t b, std::int64_t e, std::size_t grain, unsigned& splits, unsigned& origin) {
+    const unsigned me = current()->index;
+    if (me != origin) splits = std::max(splits, static_cast<unsigned>(workers_.size()));
+    origin = me;
+    if (static_cast<std::uint64_t>(e - b) <= grain) return false;
+    if (splits == 0 && M != pool_mutation::eager_split) return false;
+    splits /= 2;
+    return true;
+  }
+  void pfor(std::int64_t b, std::int64_t e, std::function<void(std::int64_t)>& f, std::size_t grain, unsigned splits,
+            unsigned origin) {
+    if (split_more(b, e, grain, splits, origin)) {
+      const std::int64_t mid = b + (e - b) / 2;
+      fork_join([&, splits, origin] { pfor(b, mid, f, grain, splits, origin); },
+                [&, splits, origin] { pfor(mid, e, f, grain, splits, origin); });
+      return;
+    }
+    for (std::int64_t i = b; i < e; ++i) f(i);
+  }
+  std::string preduce(std::int64_t b, std::int64_t e, const std::string& identity,
+                      std::function<std::string(std::int64_t)>& map,
+                      std::function<std::string(std::string, std::string)>& reduce, std::size_t grain,
+                      unsigned splits, unsigned origin) {
+    if (split_more(b, e, grain, splits, origin)) {
+      const std::int64_t mid = b + (e - b) / 2;
+      std::string l, r;
+      fork_join([&, splits, origin] { l = preduce(b, mid, identity, map, reduce, grain, splits, origin); },
+                [&, splits, origin] { r = preduce(mid, e, identity, map, reduce, grain, splits, origin); });
+      if constexpr (M == pool_mutation::reduce_swapped) return reduce(std::move(r), std::move(l));
+      return reduce(std::move(l), std::move(r));
+    }
+    std::string acc = identity;
+    for (std::int64_t i = b; i < e; ++i) acc = reduce(std::move(acc), map(i));
+    return acc;
   }
 
   void report(std::exception_ptr e) {
@@ -343,10 +516,20 @@ class ws_pool {
     return nullptr;
   }
 
+  job_ptr pop_high() {
+    std::lock_guard<S::mutex> g(inj_m_);
+    while (!high_.empty()) {
+      job_ptr j = std::move(high_.front());
+      high_.pop_front();
+      if (claim(*j)) return j;
+    }
+    return nullptr;
+  }
+
   bool has_work(unsigned i) {
     {
       std::lock_guard<S::mutex> g(inj_m_);
-      if (!inj_.empty()) return true;
+      if (!inj_.empty() || !high_.empty()) return true;
     }
     for (unsigned v = 0; v < workers_.size(); ++v) {
       if (v == i) continue;
@@ -357,10 +540,22 @@ class ws_pool {
   }
 
   /// A claimed job from the usual order: injector every 32nd take, own deque (newest), injector, steal (oldest).
-  job_ptr take(unsigned i) {
+  job_ptr take(unsigned i, bool injector = true) {
     if (i != spare_index) {
       worker& w = workers_[i];
-      if (++w.tick % injector_interval == 0)
+      {
+        std::lock_guard<S::mutex> g(w.m);
+        while (!w.mailbox.empty()) {
+          job_ptr j = std::move(w.mailbox.front());
+          w.mailbox.pop_front();
+          if (claim(*j)) return j;
+        }
+      }
+    }
+    if (job_ptr j = pop_high()) return j;
+    if (i != spare_index) {
+      worker& w = workers_[i];
+      if (injector && ++w.tick % injector_interval == 0)
         if (job_ptr j = pop_injector()) return j;
       std::lock_guard<S::mutex> g(w.m);
       while (!w.q.empty()) {
@@ -369,7 +564,8 @@ class ws_pool {
         if (claim(*j)) return j;
       }
     }
-    if (job_ptr j = pop_injector()) return j;
+    if (injector)
+      if (job_ptr j = pop_injector()) return j;
     const auto n = static_cast<unsigned>(workers_.size());
     const auto start = static_cast<unsigned>(S::random(n));
     for (unsigned k = 0; k < n; ++k) {
@@ -385,8 +581,8 @@ class ws_pool {
     return nullptr;
   }
 
-  bool run_one(unsigned i) {
-    job_ptr j = take(i);
+  bool run_one(unsigned i, bool injector = true) {
+    job_ptr j = take(i, injector);
     if (!j) return false;
     execute(*j);
     return true;
@@ -402,13 +598,19 @@ class ws_pool {
     ctx me{this, i};
     S::thread_slot<slot_key>() = &me;
     constexpr int spin_rounds = 12;
+    // injector_after_park: the worker looks at the injector only in its first look after a wake-up; the looks
+    // after a task, the search rounds and the re-check before parking skip it.
+    constexpr bool skip = M == pool_mutation::injector_after_park;
+    bool woken = false;
     for (;;) {
-      if (run_one(i)) continue;
+      const bool look_at_injector = !skip || woken;
+      woken = false;
+      if (run_one(i, look_at_injector)) continue;
       bool found = false;
       if constexpr (M == pool_mutation::sleep_no_handoff) searching_.fetch_add(1, PILFER_SITE("wspool.searching", seq_cst));
       job_ptr j;
       for (int r = 0; r < spin_rounds; ++r) {
-        if ((j = take(i))) break;
+        if ((j = take(i, !skip))) break;
         backoff(r);
       }
       found = j != nullptr;
@@ -429,7 +631,7 @@ class ws_pool {
       }
       const auto e = epoch_.load(PILFER_SITE("wspool.epoch", seq_cst));
       sleepers_.fetch_add(1, PILFER_SITE("wspool.sleepers", seq_cst));
-      if (M != pool_mutation::park_no_recheck && run_one(i)) {
+      if (M != pool_mutation::park_no_recheck && run_one(i, !skip)) {
         sleepers_.fetch_sub(1, PILFER_SITE("wspool.sleepers", seq_cst));
         continue;
       }
@@ -437,8 +639,10 @@ class ws_pool {
         sleepers_.fetch_sub(1, PILFER_SITE("wspool.sleepers", seq_cst));
         break;
       }
+      parks_.fetch_add(1, PILFER_SITE("wspool.stats", relaxed));
       epoch_.wait(e, PILFER_SITE("wspool.epoch", seq_cst));
       sleepers_.fetch_sub(1, PILFER_SITE("wspool.sleepers", seq_cst));
+      woken = true;
     }
     S::thread_slot<slot_key>() = nullptr;
   }
@@ -449,10 +653,12 @@ class ws_pool {
   std::vector<S::thread> spares_;
   S::mutex inj_m_;
   std::deque<job_ptr> inj_;
+  std::deque<job_ptr> high_;  // high-priority tasks (guarded by inj_m_)
   bool closed_ = false;
   S::mutex hook_m_;
   std::function<void(std::exception_ptr)> hook_;
   S::atomic<std::int64_t> pending_{0};
+  S::atomic<std::uint64_t> parks_{0}, created_{0};  // statistics: relaxed, nothing is published through them
   S::atomic<std::uint64_t> epoch_{0};
   S::atomic<int> sleepers_{0};
   S::atomic<int> searching_{0};

@@ -9,6 +9,8 @@ void add_other_mutants(registry& r) {
   using M = mutants::pool_mutation;
   r.add_injector<mutants::mutex_injector_ref<mutants::mx_mutation::lifo_injector>>(
       "mutant.inj.lifo", "mutant", "INJ-1", "steal() takes the newest item");
+  r.add_injector<mutants::mutex_block_injector_ref<mutants::mx_mutation::keep_blocks>>(
+      "mutant.inj.keep_blocks", "mutant", "INJ-4", "a drained block is never freed (memory grows with items ever pushed)");
   r.add_pool<ws_pool<M::spawn_to_injector>>("mutant.pool.spawn_to_injector", "mutant", "POOL-5",
                                             "spawn() inside a task pushes to the shared injector");
   r.add_pool<ws_pool<M::park_no_recheck>>("mutant.pool.park_no_recheck", "mutant", "POOL-7",
@@ -27,6 +29,20 @@ void add_other_mutants(registry& r) {
                                                 "fork_join takes its own arm back without the injector interval");
   r.add_pool<ws_pool<M::drop_swallows>>("mutant.pool.drop_swallows", "mutant", "POOL-21",
                                         "a dropped handle's exception is discarded silently");
+  r.add_pool<ws_pool<M::injector_after_park>>("mutant.pool.injector_after_park", "mutant", "POOL-3",
+                                              "an idle worker parks before looking at the injector");
+  r.add_pool<ws_pool<M::priority_ignored>>("mutant.pool.priority_ignored", "mutant", "POOL-15",
+                                           "a high-priority task is queued like a normal one");
+  r.add_pool<ws_pool<M::affinity_stealable>>("mutant.pool.affinity_stealable", "mutant", "POOL-15",
+                                             "an affinity task goes to the shared injector (any worker takes it)");
+  r.add_pool<ws_pool<M::eager_split>>("mutant.pool.eager_split", "mutant", "POOL-16",
+                                      "parallel loops split every range down to the grain (no split budget)");
+  r.add_pool<ws_pool<M::reduce_swapped>>("mutant.pool.reduce_swapped", "mutant", "POOL-16",
+                                         "parallel_reduce combines the right half first (assumes commutativity)");
+  r.add_pool<ws_pool<M::early_ready>>("mutant.pool.early_ready", "mutant", "POOL-17",
+                                      "a result handle is ready() once its task started, before it finished");
+  r.add_pool<mutants::pilfer_pool_flat_topology>("mutant.pilfer_pool.flat_topology", "mutant", "POOL-13",
+                                                 "pilfer's pool handed a flat topology: placement ignores nodes, caches");
   r.add_pool<mutants::pilfer_pool_old_sleep>("mutant.pilfer_pool.old_sleep", "mutant", "POOL-18",
                                              "pilfer's pool with its old sleep protocol (pool_mutation hook)");
   r.add_pool<mutants::pilfer_pool_old_helping>("mutant.pilfer_pool.old_helping", "mutant", "POOL-19",

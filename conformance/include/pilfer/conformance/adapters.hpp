@@ -38,6 +38,21 @@
 //   void run_group(std::vector<std::function<void()>>)    inside or outside: run all as one group, wait for all
 //   void set_on_uncaught(std::function<void(std::exception_ptr)>)   before any task: where lost exceptions go
 //   void submit_dropped(f)                      submit with a result handle and drop the handle at once
+//   value_handle submit_value(std::function<value_t()>)   a typed, move-only result handle (POOL-17):
+//                                               bool h.ready() const, void h.wait(), value_t h.get()
+//   void submit_with(f, task_opts)              a task with a priority or an affinity (POOL-15); from outside
+//                                               or inside a task; throws when the affinity names no worker
+//   std::optional<unsigned> worker_index()      index of the calling worker (nullopt outside the pool)
+//   std::uint64_t parks() const                 times any worker went to sleep so far (POOL-3)
+//   void parallel_for(b, e, f, grain)           f(i) for i in [b, e) (POOL-16); grain 0 = automatic
+//   std::string parallel_reduce(b, e, identity, map, reduce, grain)   left fold, partials in index order
+//   std::uint64_t tasks_created() const         tasks (and join branches) created so far (POOL-16 chunking)
+//   static placement_view placement_on(synthetic, workers)   (POOL-13) a pool on a synthetic topology (hwloc
+//                                               syntax, PUs numbered depth-first): each worker's home PU and
+//                                               victim groups, nearest first
+//   static pinned_view run_pinned(workers, tasks)  (POOL-13) a pinned pool on this machine runs `tasks` tasks
+//
+// injector_adapter, optional: static block_size, std::size_t live_blocks() const   (INJ-4)
 #pragma once
 
 #include <exception>
@@ -48,6 +63,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace pilfer::conformance {
 
@@ -132,5 +148,72 @@ concept pool_with_uncaught =
       p.set_on_uncaught(std::move(h));
       p.submit_dropped(std::move(f));
     };
+
+/// Optional: typed, move-only result handles (POOL-17).
+template <class P>
+concept pool_with_value_handles =
+    pool_adapter<P> && requires(P& p, std::function<value_t()> f, typename P::value_handle& h,
+                                const typename P::value_handle& ch) {
+      { p.submit_value(std::move(f)) } -> std::same_as<typename P::value_handle>;
+      { ch.ready() } -> std::same_as<bool>;
+      h.wait();
+      { h.get() } -> std::same_as<value_t>;
+    };
+
+/// Per-task options of POOL-15.
+struct task_opts {
+  bool high_priority = false;
+  std::optional<unsigned> affinity{};
+};
+
+/// Optional: task priorities and affinity, and the calling worker's index (POOL-15).
+template <class P>
+concept pool_with_task_options = pool_adapter<P> && requires(P& p, std::function<void()> f, task_opts o) {
+  p.submit_with(std::move(f), o);
+  { p.worker_index() } -> std::same_as<std::optional<unsigned>>;
+};
+
+/// Optional: a count of the workers' parks (POOL-3).
+template <class P>
+concept pool_with_park_count = pool_adapter<P> && requires(const P& p) {
+  { p.parks() } -> std::same_as<std::uint64_t>;
+};
+
+/// Optional: parallel loops and a count of the tasks they create (POOL-16).
+template <class P>
+concept pool_with_parallel_loops =
+    pool_adapter<P> && requires(P& p, const P& cp, std::int64_t i, std::function<void(std::int64_t)> f,
+                                std::function<std::string(std::int64_t)> m,
+                                std::function<std::string(std::string, std::string)> r) {
+      p.parallel_for(i, i, f, std::size_t{0});
+      { p.parallel_reduce(i, i, std::string(), m, r, std::size_t{0}) } -> std::same_as<std::string>;
+      { cp.tasks_created() } -> std::same_as<std::uint64_t>;
+    };
+
+/// What a pool built on a synthetic topology reports about its placement (POOL-13).
+struct placement_view {
+  std::vector<unsigned> home_pu;                        // per worker: index of its home PU (depth-first)
+  std::vector<std::vector<std::vector<unsigned>>> victims;  // per worker: victim groups, nearest first
+};
+/// What a pinned pool on this machine did (POOL-13).
+struct pinned_view {
+  int tasks_ran = 0;
+  unsigned cores = 0;              // cores of the machine as the pool sees it
+  std::vector<int> pinned_core;    // per worker: the core it is pinned to, or -1
+};
+
+/// Optional: topology-aware placement (POOL-13).
+template <class P>
+concept pool_with_topology = pool_adapter<P> && requires(const std::string& desc, unsigned n, int k) {
+  { P::placement_on(desc, n) } -> std::same_as<placement_view>;
+  { P::run_pinned(n, k) } -> std::same_as<pinned_view>;
+};
+
+/// Optional: the injector's block size and its count of allocated blocks (INJ-4).
+template <class A>
+concept injector_with_blocks = injector_adapter<A> && requires(const A& a) {
+  { A::block_size } -> std::convertible_to<std::size_t>;
+  { a.live_blocks() } -> std::same_as<std::size_t>;
+};
 
 }  // namespace pilfer::conformance

@@ -1,7 +1,9 @@
 // pilfer/conformance/injector_tests.hpp — requirement tests for MPMC injector queues (INJ-*).
 #pragma once
 
+#include <algorithm>
 #include <deque>
+#include <functional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -163,6 +165,96 @@ verdict inj_concurrent(const run_config& cfg, const char* id, inj_check check, i
       }
     }
   });
+}
+
+/// INJ-4: bounded memory. (1) One thread passes 10,000 items (plus four blocks' worth) through the injector in
+/// random bursts (up to three blocks long, from the seed); after every operation, at quiescence by
+/// construction, live_blocks() MUST be at most ceil(size / block_size) + 1, and after the drain at most 1.
+/// (2) 2 producers and 2 consumers pass 10,000 items concurrently; once all are done and the queue is
+/// drained, live_blocks() MUST be at most 1.
+template <injector_adapter A>
+verdict inj_bounded_memory(const run_config& cfg) {
+  if constexpr (!injector_with_blocks<A>) {
+    return verdict::na("the adapter reports no live block count");
+  } else {
+    const std::size_t bs = A::block_size;
+    auto bound = [bs](std::size_t size) { return (size + bs - 1) / bs + 1; };
+    auto steal_one = [](A& q) {
+      steal_outcome r;
+      for (int t = 0; t < 100000; ++t)
+        if ((r = q.steal()).status != outcome::retry) break;
+      return r;
+    };
+    rng g{cfg.seed};
+    const std::size_t total = 10000 + 4 * bs;
+    for (int rep = 0; rep < cfg.scaled(3); ++rep) {
+      A q;
+      std::size_t size = 0, pushed = 0, ops = 0;
+      while (pushed < total || size > 0) {
+        const bool push = pushed < total && (size == 0 || g.below(2) == 0);
+        const std::size_t burst = 1 + static_cast<std::size_t>(g.below(3 * bs));
+        for (std::size_t k = 0; k < burst; ++k, ++ops) {
+          if (push) {
+            if (pushed == total) break;
+            q.push(static_cast<value_t>(++pushed));
+            ++size;
+          } else {
+            if (size == 0) break;
+            const steal_outcome r = steal_one(q);
+            if (r.status != outcome::success)
+              return verdict::fail(cfg.seed, "one thread, op " + std::to_string(ops) + ": steal on a queue holding " +
+                                                 std::to_string(size) + " items did not succeed");
+            --size;
+          }
+          const std::size_t live = q.live_blocks();
+          if (live > bound(size))
+            return verdict::fail(cfg.seed, "one thread, block size " + std::to_string(bs) + ", after op " +
+                                               std::to_string(ops) + " (" + std::to_string(pushed) + " pushed, " +
+                                               std::to_string(size) + " present): live_blocks() = " +
+                                               std::to_string(live) + ", bound ceil(size/block)+1 = " +
+                                               std::to_string(bound(size)) + " — drained blocks are kept");
+        }
+      }
+      if (q.live_blocks() > 1)
+        return verdict::fail(cfg.seed, "one thread: after " + std::to_string(total) + " items passed and the drain, " +
+                                           "live_blocks() = " + std::to_string(q.live_blocks()) + " (want <= 1)");
+    }
+    // (2) concurrent producers and consumers, then the drain.
+    for (int rep = 0; rep < cfg.scaled(3); ++rep) {
+      A q;
+      const int per_producer = 5000;
+      const std::uint64_t all = 2 * per_producer;
+      atomic<std::uint64_t> received{0};
+      std::vector<std::function<void()>> bodies;
+      for (int i = 0; i < 2; ++i)
+        bodies.emplace_back([&, i] {
+          for (int k = 1; k <= per_producer; ++k) q.push((static_cast<value_t>(i + 1) << 32) | static_cast<value_t>(k));
+        });
+      for (int c = 0; c < 2; ++c)
+        bodies.emplace_back([&] {
+          const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          for (std::uint64_t n = 0; received.load(PILFER_SITE("conformance.received", relaxed)) < all; ++n) {
+            if (q.steal().status == outcome::success)
+              received.fetch_add(1, PILFER_SITE("conformance.received", relaxed));
+            else if ((n & 1023) == 0 && std::chrono::steady_clock::now() > end)
+              return;
+          }
+        });
+      run_threads(std::move(bodies));
+      std::uint64_t got = received.load(PILFER_SITE("conformance.received", relaxed));
+      while (steal_one(q).status == outcome::success) ++got;
+      if (got != all)
+        return verdict::fail(cfg.seed, "2 producers x 2 consumers: " + std::to_string(got) + " of " +
+                                           std::to_string(all) + " items received (INJ-2's business, but no drain)");
+      if (q.live_blocks() > 1)
+        return verdict::fail(cfg.seed, "2 producers x 2 consumers, block size " + std::to_string(bs) + ": after " +
+                                           std::to_string(all) + " items passed and the drain, live_blocks() = " +
+                                           std::to_string(q.live_blocks()) + " (want <= 1)");
+    }
+    return verdict::pass("block size " + std::to_string(bs) + ": " + std::to_string(total) +
+                         " items in random bursts within ceil(size/block)+1 blocks after every op; <= 1 block after "
+                         "drains (1 thread, and 2 producers x 2 consumers)");
+  }
 }
 
 }  // namespace pilfer::conformance

@@ -169,6 +169,66 @@ verdict pool_fifo_steal(const run_config& cfg) {
   return verdict::pass("20 rounds, 2 workers");
 }
 
+/// POOL-3: injector before idle. One worker runs task A (held behind a gate); meanwhile task B is submitted
+/// from outside, so it waits in the injector while the worker's own deque is empty. When A ends, the worker
+/// MUST take B without parking: the park count B reads when it starts equals the count A read when it
+/// started (nothing can park in between except a worker that went to sleep beside a queued task). Even rounds
+/// submit A to a worker that has already parked once, odd rounds to a fresh one.
+template <pool_adapter P>
+verdict pool_injector_before_idle(const run_config& cfg) {
+  if constexpr (!pool_with_park_count<P>) {
+    return verdict::na("the adapter reports no park count");
+  } else {
+    struct state {
+      atomic<int> a_started{0}, open{0}, b_done{0};
+      atomic<std::uint64_t> parks_a{0}, parks_b{0};
+    };
+    const int rounds = cfg.scaled(20);
+    for (int round = 0; round < rounds; ++round) {
+      detail::pool_box<P> pool(1);
+      P* p = &*pool;
+      auto st = std::make_shared<state>();
+      // Even rounds start from a parked worker (A then wakes it), odd rounds from a fresh, searching one.
+      if (round % 2 == 0)
+        wait_until([&] { return (*pool).parks() > 0; }, std::chrono::milliseconds(500));
+      (*pool).submit([st, p] {
+        st->parks_a.store(p->parks(), PILFER_SITE("conformance.flag", relaxed));
+        st->a_started.store(1, PILFER_SITE("conformance.flag", release));
+        wait_until([&] { return st->open.load(PILFER_SITE("conformance.flag", acquire)) != 0; }, detail::case_limit);
+      });
+      if (!wait_until([&] { return st->a_started.load(PILFER_SITE("conformance.flag", acquire)) != 0; },
+                      detail::case_limit)) {
+        const std::uint64_t now = (*pool).parks();
+        pool.abandon();
+        return verdict::fail(cfg.seed, "1 worker, round " + std::to_string(round) +
+                                           ": task A, submitted to the idle pool, did not start within 5 s (parks so "
+                                           "far: " + std::to_string(now) + ") — the worker sleeps beside it in the injector");
+      }
+      (*pool).submit([st, p] {
+        st->parks_b.store(p->parks(), PILFER_SITE("conformance.flag", relaxed));
+        st->b_done.store(1, PILFER_SITE("conformance.flag", release));
+      });
+      st->open.store(1, PILFER_SITE("conformance.flag", release));
+      const std::uint64_t a = st->parks_a.load(PILFER_SITE("conformance.flag", relaxed));
+      if (!wait_until([&] { return st->b_done.load(PILFER_SITE("conformance.flag", acquire)) != 0; },
+                      detail::case_limit)) {
+        const std::uint64_t now = (*pool).parks();
+        pool.abandon();
+        return verdict::fail(cfg.seed, "1 worker, round " + std::to_string(round) +
+                                           ": task B, queued in the injector while the worker ran A, did not run within "
+                                           "5 s after A ended; parks: " + std::to_string(a) + " when A started, " +
+                                           std::to_string(now) + " now — the worker went to sleep beside it");
+      }
+      const std::uint64_t b = st->parks_b.load(PILFER_SITE("conformance.flag", relaxed));
+      if (b != a)
+        return verdict::fail(cfg.seed, "1 worker, round " + std::to_string(round) + ": the worker parked " +
+                                           std::to_string(b - a) +
+                                           " time(s) between finishing A and taking B from the injector");
+    }
+    return verdict::pass(std::to_string(rounds) + " rounds, 1 worker: the injector task ran next, without a park");
+  }
+}
+
 /// POOL-4: an idle pool uses (almost) no CPU: after a short settle, under 10% of one core over a quiet second.
 template <pool_adapter P>
 verdict pool_deep_idle(const run_config& cfg) {
@@ -417,3 +477,4 @@ verdict pool_shutdown(const run_config& cfg) {
 }  // namespace pilfer::conformance
 
 #include "pilfer/conformance/pool_wait_tests.hpp"
+#include "pilfer/conformance/pool_feature_tests.hpp"

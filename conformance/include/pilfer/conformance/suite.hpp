@@ -97,6 +97,8 @@ std::vector<requirement_test> injector_requirements() {
   t.push_back({"INJ-2", "exactly-once MPMC", [](const run_config& c) {
                  return inj_concurrent<A>(c, "INJ-2", inj_check::exactly_once, 30, 10);
                }});
+  // @verifies INJ-4
+  t.push_back({"INJ-4", "bounded memory after drain", [](const run_config& c) { return inj_bounded_memory<A>(c); }});
   return t;
 }
 
@@ -107,6 +109,9 @@ std::vector<requirement_test> pool_requirements() {
   t.push_back({"POOL-1", "LIFO local (1 worker)", [](const run_config& c) { return pool_lifo_local<P>(c); }});
   // @verifies POOL-2
   t.push_back({"POOL-2", "FIFO steal (2 workers)", [](const run_config& c) { return pool_fifo_steal<P>(c); }});
+  // @verifies POOL-3
+  t.push_back({"POOL-3", "injector before idle (no park beside it)",
+               [](const run_config& c) { return pool_injector_before_idle<P>(c); }});
   // @verifies POOL-4
   t.push_back({"POOL-4", "deep idle (CPU over a quiet second)", [](const run_config& c) { return pool_deep_idle<P>(c); }});
   // @verifies POOL-5
@@ -123,7 +128,8 @@ std::vector<requirement_test> pool_requirements() {
   t.push_back({"POOL-11", "nested fork-join on 1 worker", [](const run_config& c) { return pool_helping_waits<P>(c); }});
   // @verifies POOL-12
   t.push_back({"POOL-12", "shutdown drains; submit after is an error", [](const run_config& c) { return pool_shutdown<P>(c); }});
-  add_pool_wait_requirements<P>(t);  // POOL-18 … POOL-21 (pool_wait_tests.hpp)
+  add_pool_feature_requirements<P>(t);  // POOL-13, POOL-15 … POOL-17 (pool_feature_tests.hpp)
+  add_pool_wait_requirements<P>(t);     // POOL-18 … POOL-21 (pool_wait_tests.hpp)
   return t;
 }
 
