@@ -305,6 +305,17 @@ TEST(PoolPriority, HighPriorityRunsBeforeQueuedNormalWork) {
    }).get();
   p.wait_idle();
   EXPECT_EQ(log2.get(), (std::vector<int>{9, 2, 1}));
+
+  // Normal tasks with an affinity (queued in the worker's mailbox) vs a high-priority one.
+  // Before: the mailbox was looked at first, so the high task ran last (50 of 50 runs).
+  order_log log3;
+  flag go3{0};
+  p.spawn([&] { EXPECT_TRUE(eventually([&] { return load(go3) == 1; })); });
+  for (int i = 0; i < 4; ++i) p.spawn([&, i] { log3.add(i); }, {.affinity = 0u});
+  p.spawn([&] { log3.add(100); }, {.priority = pilfer::task_priority::high});
+  store(go3, 1);
+  p.wait_idle();
+  EXPECT_EQ(log3.get(), (std::vector<int>{100, 0, 1, 2, 3}));
 }
 
 // @verifies POOL-15

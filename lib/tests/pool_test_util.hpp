@@ -2,7 +2,14 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "pilfer/pool.hpp"
 
 #include "pilfer/sync.hpp"
 #include "pilfer/testing/sanitizers.hpp"
@@ -38,5 +45,42 @@ using pilfer::testing::test_seed;
 
 /// A function, as the tests call it (`under_tsan() ? small : large`).
 constexpr bool under_tsan() { return pilfer::testing::under_tsan; }
+
+/// Fails the test binary (exit 3, message on stderr, every worker's state)
+/// when the guarded block has not finished within `limit`.
+class watchdog {
+ public:
+  watchdog(const char* what, std::chrono::seconds limit, const pilfer::pool* p = nullptr)
+      : what_(what), pool_(p), t_([this, limit] {
+          std::unique_lock<std::mutex> lk(m_);
+          if (!cv_.wait_for(lk, limit, [this] { return done_; })) {
+            std::fprintf(stderr, "HANG: '%s' did not complete within %llds\n", what_,
+                         static_cast<long long>(limit.count()));
+            if (pool_ != nullptr)
+              for (const pilfer::worker_snapshot& s : pool_->snapshot())
+                std::fprintf(stderr, "  worker %u: %s, queued %zu, tasks run %llu\n", s.index,
+                             pilfer::to_string(s.state), s.queued, static_cast<unsigned long long>(s.tasks_run));
+            std::fflush(stderr);
+            std::_Exit(3);
+          }
+        }) {}
+  void watch(const pilfer::pool& p) { pool_ = &p; }
+  ~watchdog() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    t_.join();
+  }
+
+ private:
+  const char* what_;
+  const pilfer::pool* pool_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread t_;
+};
 
 }  // namespace pilfer_test

@@ -846,6 +846,7 @@ class parser {
     c->exp_off = clone(e->exp_off.get());
     c->readsvalue = e->readsvalue;
     c->tag = e->tag;
+    c->exp_tag = e->exp_tag;
     return c;
   }
 
@@ -1113,6 +1114,7 @@ class parser {
         }
         expect(")");
         e->tag = tag_at(at, "cas " + p_.locations[static_cast<std::size_t>(e->loc)].name);
+        e->exp_tag = e->tag + " (expected)";
         return e;
       }
     }
@@ -1670,9 +1672,11 @@ class interpreter {
           // C11: the expected object is read, and written back on failure, non-atomically.
           const int ec = cell(e.exp_loc, e.exp_off.get());
           const value desired = eval(*e.a);
-          value expected = m_.plain_read(ec, e.tag + " (expected)");
+          // No temporaries here: an execution the checker ends inside these calls abandons this
+          // fiber's stack without unwinding it (a heap temporary would leak).
+          value expected = m_.plain_read(ec, e.exp_tag);
           const bool ok = m_.cas(c, expected, desired, e.ord1, e.ord2, e.tag);
-          if (!ok) m_.plain_write(ec, expected, e.tag + " (expected)");
+          if (!ok) m_.plain_write(ec, expected, e.exp_tag);
           return ok ? 1 : 0;
         }
         const value desired = eval(*e.a);

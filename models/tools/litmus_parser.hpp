@@ -92,6 +92,7 @@ struct expr {
   expr_ptr exp_off;     // cas: offset of that location
   std::optional<value> readsvalue;  // load: CppMem `.readsvalue(v)`, other values are discarded
   std::string tag;      // site tag for the checker ("P0:L7 load x")
+  std::string exp_tag;  // cas with a location `expected`: tag of its plain read/write-back (set with tag)
 };
 
 struct stmt;

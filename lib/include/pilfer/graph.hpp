@@ -542,17 +542,30 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     detail::begin_iteration(*r, ctx, false);
   } else {
     // Outside: one pool task through the injector releases the sources and runs the first.
-    try {
-      p.spawn([r, &p] {
-        detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(*p.current_worker_index())};
-        detail::run_chain(detail::begin_iteration(*r, ctx, true), *r, ctx);
-      });
-    } catch (...) {
-      r->on_finish = nullptr;
-      g.unclaim();
-      detail::release_run(r);  // the run's reference; the handle's goes with h
-      throw;
-    }
+    // If the pool drops it unrun (shutdown(cancel)), the run ends cancelled: its waiters return.
+    struct start_task {
+      detail::graph_run_state<Sync>* r;
+      basic_pool<Sync>* p;
+      start_task(detail::graph_run_state<Sync>* run, basic_pool<Sync>* on) noexcept : r(run), p(on) {}
+      start_task(start_task&& o) noexcept : r(std::exchange(o.r, nullptr)), p(o.p) {}
+      start_task(const start_task&) = delete;
+      start_task& operator=(const start_task&) = delete;
+      start_task& operator=(start_task&&) = delete;
+      ~start_task() {
+        if (r == nullptr) return;
+        r->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+        r->request_stop();
+        detail::finish_run(*r);
+      }
+      void operator()() {
+        detail::graph_run_state<Sync>* run = std::exchange(r, nullptr);
+        detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(*p->current_worker_index())};
+        detail::run_chain(detail::begin_iteration(*run, ctx, true), *run, ctx);
+      }
+    };
+    // If spawn throws (pool closed, no memory), the start task is destroyed unrun: it has already
+    // finished the run (cancelled, graph unclaimed, the run's reference dropped); h drops the other.
+    p.spawn(start_task(r, &p));
   }
   return h;
 }
@@ -591,37 +604,32 @@ bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
   return true;
 }
 
-namespace detail {
-/// A queue entry that runs nothing (the pool counts it as a tombstone): it stands for a graph
-/// node that a waiting worker took off its own deque and ran inline, so that the pool's pending
-/// count still sees one entry finish for the one it counted when the node was pushed.
-inline bool graph_tombstone_fn(task_base*, task_op, const uncaught_sink*) noexcept { return false; }
-inline task_base graph_tombstone{&graph_tombstone_fn, task_kind::spawn, true};
-}  // namespace detail
-
-/// handle.wait() on a worker of the pool: run what it waits for — this run's nodes found on top
-/// of the own deque (the run's sources and successors released by this worker go there) — and
-/// block when the top is something else (other workers run the rest). A one-worker pool thus
-/// finishes a graph run started and waited for inside a task.
+/// handle.wait() on a worker of the pool: run what it waits for — this run's nodes found on the
+/// own deque (the run's sources and successors released by this worker go there); anything else
+/// found there is handed on (to the injector, or a join branch back to its joiner), as join does —
+/// then the pool's wait: help only this run's nodes, and block with a spare worker standing in
+/// (POOL-19, POOL-20), so the run finishes even when its start sits in the injector or on a
+/// blocked thread. A one-worker pool thus finishes a graph run started and waited for inside a task.
 template <class Sync>
 void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
-  auto* w = detail::pool_access<Sync>::current(p);
-  detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(w->index)};
-  std::vector<detail::task_base*> put_back;  // what goes back onto the deque, bottom first
-  std::size_t taken = 0;
+  using access = detail::pool_access<Sync>;
+  auto* w = access::current(p);
+  const auto ours = [&r](detail::task_base* x) { return x->fn == &pool_entry && static_cast<node*>(x)->run == &r; };
   while (!r.is_done()) {
-    std::optional<detail::task_base*> t = w->deque.pop();
+    std::optional<detail::task_base*> t = access::pop_own(*w);
     if (!t) break;
-    if ((*t)->fn != &pool_entry || static_cast<node*>(*t)->run != &r) {
-      put_back.push_back(*t);  // not ours: leave it where it was
-      break;
+    if (ours(*t)) {
+      access::run_taken(p, *w, *t);  // may finish the run (r stays: our handle holds it)
+    } else {
+      access::hand_on(p, *w, *t);  // not runnable on this frame (it may wait for us)
     }
-    ++taken;
-    detail::run_chain(static_cast<node*>(*t), r, ctx);  // may finish the run (r stays: our handle holds it)
   }
-  put_back.insert(put_back.end(), taken, &detail::graph_tombstone);
-  detail::pool_access<Sync>::requeue_own(p, *w, put_back);
-  while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
+  if (r.is_done()) return;
+  access::wait_blocking(
+      p, *w, [&r] { return r.is_done(); }, ours,
+      [&r] {
+        while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
+      });
 }
 
 template <class Sync>

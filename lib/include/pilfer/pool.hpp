@@ -475,17 +475,19 @@ class basic_pool {
     finish_pending();
   }
 
-  /// Take one task: mailbox, high priority, (every N) injector, own deque,
+  /// Take one task: high priority, mailbox, (every N) injector, own deque,
   /// injector, victims. Returns nullptr when one full round found nothing.
   task_base* find_task(worker& w) {
-    if (!w.mailbox.empty()) {
-      if (task_base* t = take(w.mailbox)) {
+    // High priority first, then the own mailbox (POOL-15: high before normal; an affinity task
+    // of either priority waits in the mailbox, in submission order).
+    if (!high_.empty()) {
+      if (task_base* t = take(high_)) {
         w.bump(counter::priority_pops);
         return t;
       }
     }
-    if (!high_.empty()) {
-      if (task_base* t = take(high_)) {
+    if (!w.mailbox.empty()) {
+      if (task_base* t = take(w.mailbox)) {
         w.bump(counter::priority_pops);
         return t;
       }
@@ -1100,14 +1102,20 @@ struct pool_access {
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
-  /// Put items popped from the calling worker's own deque back (or push
-  /// entries in their place) and announce them like a push: while they were
-  /// out of every queue a thread may have looked, seen nothing and parked.
-  template <class Items>
-  static void requeue_own(pool_type& p, worker& w, const Items& items) {
-    if (items.empty()) return;
-    for (task_base* t : items) w.deque.push(t);
-    p.announce_requeued();
+  /// Pop the calling worker's own deque (counted as a local pop, like the worker loop's).
+  static std::optional<task_base*> pop_own(worker& w) {
+    std::optional<task_base*> t = w.deque.pop();
+    if (t) w.bump(counter::local_pops);
+    return t;
+  }
+  /// Run a task the calling worker took off a queue itself (counted like the worker loop's).
+  static void run_taken(pool_type& p, worker& w, task_base* t) { p.execute(w, t); }
+  /// A task the calling wait may not run on its frame: hand it on (reroute()).
+  static void hand_on(pool_type& p, worker& w, task_base* t) { p.reroute(w, t); }
+  /// The pool's wait (await()): help only tasks `ours` accepts, then block with a spare standing in.
+  template <class Done, class Ours, class Block>
+  static void wait_blocking(pool_type& p, worker& w, Done&& done, Ours&& ours, Block&& block) {
+    p.await(w, done, ours, block);
   }
 
   /// task_handle::wait(): claim the task if it has not started, else wait

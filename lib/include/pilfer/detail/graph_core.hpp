@@ -271,7 +271,15 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
     if (next == nullptr && finish_unit(r)) {
       // Last task of this iteration: run again (run_n / run_until) or finish the run.
       if (!r.stopping()) r.iterations.write() += 1;
-      if (!r.stopping() && r.again && r.again()) next = begin_iteration(r, ctx, true);
+      bool again = false;
+      if (!r.stopping() && r.again) {
+        try {
+          again = r.again();  // run_until's predicate: user code, may throw (the run fails with it)
+        } catch (...) {
+          record_error(r, ctx, std::current_exception());
+        }
+      }
+      if (again) next = begin_iteration(r, ctx, true);
       if (next == nullptr) finish_run(r);  // r may be freed from here on: touch nothing
     }
     n = next;

@@ -1,0 +1,111 @@
+// Graph runs waited for inside pool tasks, cancelled by the pool, and failing in their predicate:
+// programs an independent breaker wrote against SPEC.md that hung or aborted before (each
+// noted with what it did).
+#include <gtest/gtest.h>
+#include <pilfer/graph.hpp>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A run started outside the pool while every worker runs a task that then waits for it: its start
+// sits in the injector. Before: the wait only looked at its own deque, then blocked with no spare
+// standing in — hung 10 of 10.
+// @verifies GRAPH-10 POOL-19 POOL-20
+TEST(GraphWait, RunStartedOutsideWaitedInsideTasksCompletes) {
+  for (unsigned threads : {1u, 2u}) {
+    pilfer::pool p(pilfer::pool_options{.threads = threads});
+    watchdog dog("graph run waited inside tasks", 60s, &p);
+    pilfer::graph g("outside");
+    counter ran{0};
+    g.emplace([&] { add(ran); });
+    pilfer::std_sync::atomic<pilfer::graph_run*> run{nullptr};
+    flag in{0};
+    std::vector<pilfer::task_handle<void>> waiters;
+    for (unsigned i = 0; i < threads; ++i)  // occupy every worker with a waiter
+      waiters.push_back(p.submit([&] {
+        in.fetch_add(1, PILFER_SITE("test.in", acq_rel));
+        while (run.load(PILFER_SITE("test.run", acquire)) == nullptr) std::this_thread::yield();
+        run.load(PILFER_SITE("test.run", acquire))->wait();
+      }));
+    ASSERT_TRUE(eventually([&] { return load(in) == static_cast<int>(threads); }));
+    pilfer::graph_run r = pilfer::run(p, g);
+    run.store(&r, PILFER_SITE("test.run", release));
+    for (auto& w : waiters) w.get();
+    EXPECT_EQ(load(ran), 1u) << threads << " workers";
+  }
+}
+
+// Sources that spawn fire-and-forget tasks: each lands above the other source on the waiter's deque.
+// Before: the wait stopped at the first foreign entry and blocked — hung 20 of 20, even with spares.
+// @verifies GRAPH-10 POOL-19
+TEST(GraphWait, ForeignTasksAboveTheRunsNodesDoNotStrandThem) {
+  for (std::size_t spares : {std::size_t{0}, std::size_t{256}}) {
+    pilfer::pool p(pilfer::pool_options{.threads = 1, .max_spare_workers = spares});
+    watchdog dog("graph wait with foreign tasks on its deque", 60s, &p);
+    pilfer::graph g("spawning sources");
+    counter ran{0}, spawned{0};
+    g.emplace([&] { add(ran); p.spawn([&] { add(spawned); }); });
+    g.emplace([&] { add(ran); p.spawn([&] { add(spawned); }); });
+    auto h = p.submit([&] {
+      pilfer::run(p, g).get();
+      return 1;
+    });
+    EXPECT_EQ(h.get(), 1);
+    p.wait_idle();
+    EXPECT_EQ(load(ran), 2u);
+    EXPECT_EQ(load(spawned), 2u) << spares << " spares";
+  }
+}
+
+// shutdown(cancel) while a run's start is queued. Before: get() blocked forever (10 of 10).
+// @verifies GRAPH-5 POOL-12
+TEST(GraphWait, CancelledPoolEndsAQueuedRun) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  flag release{0}, started{0};
+  auto blocker = p.submit([&] {
+    store(started, 1);
+    while (load(release) == 0) std::this_thread::sleep_for(1ms);
+  });
+  ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
+  pilfer::graph g("queued");
+  counter ran{0};
+  g.emplace([&] { add(ran); });
+  auto run = pilfer::run(p, g);
+  std::thread stopper([&] { p.shutdown(pilfer::shutdown_mode::cancel); });
+  std::this_thread::sleep_for(20ms);
+  store(release, 1);
+  stopper.join();
+  EXPECT_THROW(run.get(), pilfer::graph_cancelled);
+  EXPECT_EQ(load(ran), 0u);
+  (void)blocker;
+}
+
+// run_until's predicate throws on a worker (after the first pass). Before: std::terminate (5 of 5).
+// @verifies GRAPH-4 POOL-10
+TEST(GraphWait, ThrowingPredicateFailsTheRun) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g("pred");
+  g.emplace([] {});
+  int calls = 0;
+  auto run = pilfer::run_until(p, g, [&] {
+    if (++calls == 2) throw std::runtime_error("pred");
+    return false;
+  });
+  try {
+    run.get();
+    ADD_FAILURE() << "get() returned";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "pred");
+  }
+}
+
+}  // namespace
