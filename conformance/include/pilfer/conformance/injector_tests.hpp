@@ -177,8 +177,8 @@ verdict inj_bounded_memory(const run_config& cfg) {
   if constexpr (!injector_with_blocks<A>) {
     return verdict::na("the adapter reports no live block count");
   } else {
-    const std::size_t bs = A::block_size;
-    auto bound = [bs](std::size_t size) { return (size + bs - 1) / bs + 1; };
+    constexpr std::size_t bs = A::block_size;
+    auto bound = [](std::size_t size) { return (size + bs - 1) / bs + 1; };
     auto steal_one = [](A& q) {
       steal_outcome r;
       for (int t = 0; t < 100000; ++t)
