@@ -309,8 +309,12 @@ TEST(PoolPriority, HighPriorityRunsBeforeQueuedNormalWork) {
   // Normal tasks with an affinity (queued in the worker's mailbox) vs a high-priority one.
   // Before: the mailbox was looked at first, so the high task ran last (50 of 50 runs).
   order_log log3;
-  flag go3{0};
-  p.spawn([&] { EXPECT_TRUE(eventually([&] { return load(go3) == 1; })); });
+  flag go3{0}, busy3{0};
+  p.spawn([&] {
+    store(busy3, 1);
+    EXPECT_TRUE(eventually([&] { return load(go3) == 1; }));
+  });
+  ASSERT_TRUE(eventually([&] { return load(busy3) == 1; }));  // the worker is busy: everything below queues
   for (int i = 0; i < 4; ++i) p.spawn([&, i] { log3.add(i); }, {.affinity = 0u});
   p.spawn([&] { log3.add(100); }, {.priority = pilfer::task_priority::high});
   store(go3, 1);
