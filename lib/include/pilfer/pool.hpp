@@ -649,7 +649,14 @@ class basic_pool {
         // worker looks at the queues once more after leaving the search; a
         // retiring spare must too (after [sleep.S3]), or the item it was
         // counted for stays queued beside parked workers.
-        if (has_work(w)) continue;
+        // Work seen: search again as a counted searcher, so that finding it hands the search on
+        // (the last searcher wakes the next). Taking it uncounted and retiring after it would
+        // leave the rest of what the skipped notifiers pushed beside parked workers.
+        if (has_work(w)) {
+          enter_searching();
+          searching = true;
+          continue;
+        }
         if (!retire(w)) break;
         searching = true;
         continue;
