@@ -571,8 +571,11 @@ class ws_pool {
     for (unsigned k = 0; k < n; ++k) {
       const unsigned v = (start + k) % n;
       if (v == i) continue;
-      std::unique_lock<S::mutex> g(workers_[v].m, std::try_to_lock);
-      while (g && !workers_[v].q.empty()) {
+      // A blocking lock: a thief that skipped a busy deque (try_lock) could see "nothing" while a party sits
+      // in it, and the re-check before parking would then miss it (seen as a POOL-18 failure under TSan: a
+      // thief preempted while holding the victim's lock made another one park beside a queued party).
+      std::lock_guard<S::mutex> g(workers_[v].m);
+      while (!workers_[v].q.empty()) {
         job_ptr j = std::move(workers_[v].q.front());  // thief: oldest first
         workers_[v].q.pop_front();
         if (claim(*j)) return j;
