@@ -227,19 +227,18 @@ class basic_pool {
   /// Block until no accepted task is pending. Not from a task of this pool.
   void wait_idle() {
     assert(!current() && "pilfer: wait_idle() from a task of the same pool would wait for itself");
+    // [pool.P4] seq_cst: Dekker pair with a worker's "store finished [P2]; fence [P5]; load
+    // idle_waiters_": either that worker sees this waiter and bumps idle_epoch_, or the loads of
+    // pending_count() below (seq_cst, after this RMW in S) see its finished count.
+    idle_waiters_.fetch_add(1, PILFER_SITE("pool.P4", seq_cst));
     for (;;) {
-      // [pool.P3] seq_cst: (1) acquire part pairs with [pool.P2]: effects of
-      // finished tasks are visible after wait_idle() returns. (2) seq_cst:
-      // shutdown()'s half of the Dekker pair [pool.S1]/[pool.P1] is "store
-      // closed_, then load pending_"; with an acquire load the pair is plain
-      // store buffering (an acquire load is not in the total order S), so
-      // shutdown could read pending_ == 0 while a submitter that read
-      // closed_ == false has already counted its task: the task would be
-      // accepted and never run once the workers stop.
-      const std::uint64_t p = pending_.load(PILFER_SITE("pool.P3", seq_cst));
-      if (p == 0) return;
-      pending_.wait(p, PILFER_SITE("pool.P3", seq_cst));
+      // [pool.P6] acquire: pairs with note_idle()'s release bump; a bump after this load ends the wait.
+      const std::uint32_t e = idle_epoch_.load(PILFER_SITE("pool.P6", acquire));
+      if (pending_count() == 0) break;
+      idle_epoch_.wait(e, PILFER_SITE("pool.P6", acquire));
     }
+    // [pool.P4] relaxed: a stale non-zero only costs a worker one spurious bump.
+    idle_waiters_.fetch_sub(1, PILFER_SITE("pool.P4", relaxed));
   }
 
   /// Stop accepting work from outside, finish (drain) or discard (cancel)
@@ -248,7 +247,7 @@ class basic_pool {
   void shutdown(shutdown_mode mode = shutdown_mode::drain) {
     assert(!current() && "pilfer: shutdown() from a task of the same pool would wait for itself");
     // [pool.S1] seq_cst: Dekker pair with [pool.P1] in enqueue(): either the
-    // submitter sees closed_, or this thread sees its pending_ increment.
+    // submitter sees closed_, or this thread sees its outside_accepted_ increment.
     // cancelling_ first: whoever sees closed_ also sees a cancel request.
     if (mode == shutdown_mode::cancel) cancelling_.store(true, PILFER_SITE("pool.S1", seq_cst));
     closed_.store(true, PILFER_SITE("pool.S1", seq_cst));
@@ -292,7 +291,7 @@ class basic_pool {
     s.injector_pushes = injector_pushes_.load(PILFER_SITE("pool.C2", relaxed));
     s.priority_pushes = priority_pushes_.load(PILFER_SITE("pool.C2", relaxed)) + s.total.priority_pushes;
     s.submitted = s.total.local_pushes + s.injector_pushes + s.priority_pushes;
-    s.pending = pending_.load(PILFER_SITE("pool.C2", relaxed));
+    s.pending = pending_count();
     s.sleeping = ec_.waiters();
     s.spare_workers = k - n_;
     return s;
@@ -368,15 +367,15 @@ class basic_pool {
     worker* w = current();
     if (w == nullptr) {
       // [pool.P1] seq_cst: Dekker pair with [pool.S1] (see shutdown()).
-      pending_.fetch_add(1, PILFER_SITE("pool.P1", seq_cst));
+      outside_accepted_.fetch_add(1, PILFER_SITE("pool.P1", seq_cst));
       if (closed_.load(PILFER_SITE("pool.P1", seq_cst))) {
-        finish_pending();
+        unaccept(nullptr);
         throw pool_closed(opts_.name);
       }
     } else {
-      // [pool.P0] relaxed: the running task is itself pending, so the count
-      // cannot reach zero before this increment is ordered by its finish.
-      pending_.fetch_add(1, PILFER_SITE("pool.P0", relaxed));
+      // No shared write (POOL-14): the running task is itself pending, and this count is ordered
+      // before the push that publishes the new task (see pending_count).
+      w->add_accepted(w->accepted_count() + 1);
     }
     try {
       if (o.affinity) {
@@ -401,10 +400,60 @@ class basic_pool {
         injector_pushes_.fetch_add(1, PILFER_SITE("pool.C2", relaxed));
       }
     } catch (...) {
-      finish_pending();
+      unaccept(w);
       throw;
     }
     notify_work();
+  }
+
+  /// Undo the count of a task that was not queued after all (closed pool, failed push).
+  void unaccept(worker* w) noexcept {
+    if (w != nullptr) {
+      w->add_accepted(w->accepted_count() - 1);
+      return;
+    }
+    // [pool.P1] seq_cst: the submitter's own count; a wait_idle that read it waits one more
+    // round (note_idle is not involved: the bump below wakes it).
+    outside_accepted_.fetch_sub(1, PILFER_SITE("pool.P1", seq_cst));
+    idle_epoch_.fetch_add(1, PILFER_SITE("pool.P6", release));
+    idle_epoch_.notify_all();
+  }
+
+  /// Tasks accepted and not finished. Protocol (wait_idle, shutdown, stats): every counted task is
+  /// counted once as accepted — by the worker that enqueued it (`accepted`, owner-only) or in
+  /// outside_accepted_ — and once as finished, by the worker that ran it (`finished`, owner-only).
+  /// Invariant: a task's accepted count happens-before its finished count (enqueue -> push
+  /// (release) -> take (acquire) -> finish). The finished counts are read first (acquire), the
+  /// accepted counts after, so every finish read is matched by its accept: F <= A, and F == A means
+  /// every accepted task read has finished. A task accepted but not read was enqueued by a task
+  /// whose finish was not read either (its finish follows the accept), or from outside after this
+  /// read — so F == A is a moment with nothing pending (from outside, later submissions are
+  /// concurrent with the caller). Threads created later (spares) only add finishes unread: the
+  /// worker count for A is read after F's loop, so their accepts are read.
+  std::uint64_t pending_count() const noexcept {
+    std::uint64_t f = 0, a = 0;
+    const unsigned kf = created();
+    // [pool.P3] seq_cst: acquire part pairs with [pool.P2] (finished tasks' effects, and the
+    // accepted counts before them, are visible); seq_cst: ordered after [pool.P4] in S.
+    for (unsigned i = 0; i < kf; ++i) f += at(i).finished.load(PILFER_SITE("pool.P3", seq_cst));
+    // [pool.P3] seq_cst: shutdown()'s half of the Dekker pair [pool.S1]/[pool.P1] is "store
+    // closed_, then load outside_accepted_"; with an acquire load the pair is store buffering and
+    // a task counted by a submitter that read closed_ == false could be missed, accepted after
+    // shutdown saw nothing pending, and never run.
+    a = outside_accepted_.load(PILFER_SITE("pool.P3", seq_cst));
+    const unsigned ka = created();
+    for (unsigned i = 0; i < ka; ++i) a += at(i).accepted_count();
+    return a > f ? a - f : 0;
+  }
+
+  /// On the way to idle (nothing found, about to park or retire): wake wait_idle() callers, which
+  /// recount. See wait_idle() for the Dekker pair.
+  void note_idle() noexcept {
+    Sync::fence(PILFER_SITE("pool.P5", seq_cst));
+    // [pool.P4] relaxed after the [pool.P5] fence (see wait_idle).
+    if (idle_waiters_.load(PILFER_SITE("pool.P4", relaxed)) == 0) return;
+    idle_epoch_.fetch_add(1, PILFER_SITE("pool.P6", release));
+    idle_epoch_.notify_all();
   }
 
   void count_priority_push(worker* w) noexcept {
@@ -446,11 +495,6 @@ class basic_pool {
     if constexpr (mutation != detail::pool_mutation::silent_requeue) notify_work();
   }
 
-  void finish_pending() noexcept {
-    // [pool.P2] acq_rel: release publishes the task's effects to
-    // wait_idle(); acquire keeps RMW chain ordering.
-    if (pending_.fetch_sub(1, PILFER_SITE("pool.P2", acq_rel)) == 1) pending_.notify_all();
-  }
 
   void execute(worker& w, task_base* t) noexcept {
     const bool counted = t->counted;
@@ -472,7 +516,7 @@ class basic_pool {
     const bool live = t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
     w.current = outer;
     w.bump(!live ? counter::tombstones : cancel ? counter::tasks_cancelled : counter::tasks_run);
-    finish_pending();
+    w.count_finished();
   }
 
   /// Take one task: high priority, mailbox, (every N) injector, own deque,
@@ -642,6 +686,7 @@ class basic_pool {
       }
       searching = false;
       leave_searching();
+      note_idle();
       if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) break;
       if (w.spare && surplus()) {
         // Invariant W, case "skip" (sleep.md): a notifier may have skipped its
@@ -764,6 +809,7 @@ class basic_pool {
   /// A spare with nothing to do while the pool has more spares than blocked
   /// waits parks on its idle list. Returns false when the pool stops.
   bool retire(worker& w) {
+    note_idle();
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
       if (stopping_.load(PILFER_SITE("pool.S2", seq_cst))) return false;
@@ -1067,8 +1113,11 @@ class basic_pool {
   basic_injector<task_base*, Sync> injector_;
   basic_injector<task_base*, Sync> high_;
   detail::event_count<Sync> ec_;
-  // Written per task: alone on its line.
-  alignas(cache_line) atomic_t<Sync, std::uint64_t> pending_{0};
+  // Written per outside submission: alone on its line.
+  alignas(cache_line) atomic_t<Sync, std::uint64_t> outside_accepted_{0};
+  // wait_idle(): callers waiting (written per wait_idle, read per idle episode) and their wake-up word.
+  alignas(cache_line) atomic_t<Sync, std::uint32_t> idle_waiters_{0};
+  atomic_t<Sync, std::uint32_t> idle_epoch_{0};
   // Written per search episode: alone on its line.
   alignas(cache_line) atomic_t<Sync, std::uint32_t> searching_{0};
   // Read by every task / submission, written once: a read-mostly line.

@@ -55,6 +55,26 @@ struct alignas(cache_line) pool_worker {
   // Relaxed counters: written by the owner only (load + store, no RMW),
   // read by stats() from any thread.
   alignas(cache_line) std::array<atomic_t<Sync, std::uint64_t>, static_cast<unsigned>(counter::count_)> counters{};
+  // Pending-task accounting (basic_pool::pending_count, wait_idle): counted tasks this thread enqueued
+  // and counted tasks it finished. Owner-only writers (load + store, no RMW); see the protocol note at
+  // basic_pool::pending_count.
+  atomic_t<Sync, std::uint64_t> accepted{0};
+  atomic_t<Sync, std::uint64_t> finished{0};
+
+  /// The owner counts one more (or, to undo a failed enqueue, one less) accepted task.
+  void add_accepted(std::uint64_t v) noexcept {
+    // [pool.P0] relaxed: sequenced before the push that publishes the task (release); whoever
+    // finishes it (and stores `finished` with release after taking it with acquire) is ordered
+    // after this store.
+    accepted.store(v, PILFER_SITE("pool.P0", relaxed));
+  }
+  std::uint64_t accepted_count() const noexcept { return accepted.load(PILFER_SITE("pool.P0", relaxed)); }
+  /// The owner finished one more counted task.
+  void count_finished() noexcept {
+    // [pool.P2] release: publishes the task's effects, and (through the chain push -> take) the
+    // `accepted` stores of every task it descends from, to pending_count's acquire loads.
+    finished.store(finished.load(PILFER_SITE("pool.P2", relaxed)) + 1, PILFER_SITE("pool.P2", release));
+  }
 
   void set_state(worker_state s) noexcept {
     // [pool.C3] relaxed: advisory (snapshot()); guards nothing.
