@@ -232,7 +232,9 @@ class basic_pool {
     // pending_count() below (seq_cst, after this RMW in S) see its finished count.
     idle_waiters_.fetch_add(1, PILFER_SITE("pool.P4", seq_cst));
     for (;;) {
-      // [pool.P6] acquire: pairs with note_idle()'s release bump; a bump after this load ends the wait.
+      // [pool.P6] acquire: pairs with note_idle()'s release bump, so a bump read here comes with the
+      // finished count stored before it (else the recount is stale and the wait below sleeps on the
+      // new epoch for good); a bump after this load ends the wait.
       const std::uint32_t e = idle_epoch_.load(PILFER_SITE("pool.P6", acquire));
       if (pending_count() == 0) break;
       idle_epoch_.wait(e, PILFER_SITE("pool.P6", acquire));
