@@ -215,9 +215,12 @@ std::uint64_t fairness_worst(unsigned threads, unsigned interval, int reps) {
     // nothing about the worker that took the task).
     counter seen{0};
     flag seen_by{-1};
+    // c0 .. c0_after brackets both the per-worker reads and the push: a submitting thread preempted
+    // anywhere in between (seen under TSan with other tests running: 2000-8000 "delay" from a gap
+    // between these reads and the push) is a discarded sample, not a measured delay.
+    const std::uint64_t c0 = load(local);
     std::vector<std::uint64_t> c0_per(threads);
     for (unsigned k = 0; k < threads; ++k) c0_per[k] = load(per_worker[k]);
-    const std::uint64_t c0 = load(local);
     p.spawn([&] {
       const unsigned me = *p.current_worker_index();
       c_store(seen, load(per_worker[me]) + 1);
