@@ -4,6 +4,7 @@
 #include <pilfer/graph.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -265,6 +266,53 @@ TEST(Graph, ModifyingWhileRunningIsAnError) {
   h.get();
   g.emplace([] {});  // fine again
   pilfer::run(p, g).get();
+}
+
+// @verifies GRAPH-8
+TEST(Graph, EdgeBetweenTwoGraphsIsAnError) {
+  // Linked across graphs, a node was counted and released by both graphs' runs: it ran before its
+  // predecessor and, after the other graph ran, never again (found by a tester, 5 of 5 runs).
+  pilfer::graph a("a"), b("b");
+  auto x = a.emplace([] {});
+  auto y = b.emplace([] {});
+  EXPECT_THROW(x.precede(y), pilfer::graph_error);
+  EXPECT_THROW(x.succeed(y), pilfer::graph_error);
+  EXPECT_THROW(x.precede(pilfer::graph_task{}), pilfer::graph_error);
+  EXPECT_EQ(x.num_successors(), 0u);
+  EXPECT_EQ(y.num_predecessors(), 0u);
+}
+
+// @verifies GRAPH-6
+TEST(Graph, ConditionValueOutsideIntRunsNoSuccessor) {
+  // A 64-bit 1 << 32 was truncated to 0 and ran successor 0.
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  pilfer::graph g("wide");
+  counter ran{0};
+  auto c = g.emplace([]() -> std::uint64_t { return std::uint64_t{1} << 32; });
+  auto s0 = g.emplace([&] { bump(ran); });
+  c.precede(s0);
+  pilfer::run(p, g).get();
+  EXPECT_EQ(load(ran), 0);
+}
+
+// @verifies GRAPH-7
+TEST(Graph, SubflowEmplaceAfterJoinIsAnError) {
+  // The task was accepted and never ran (the automatic join is skipped once joined).
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g("sub");
+  counter ran{0}, threw{0};
+  g.emplace([&](pilfer::subflow& sf) {
+    sf.emplace([&] { bump(ran); });
+    sf.join();
+    try {
+      sf.emplace([&] { bump(ran); });
+    } catch (const pilfer::graph_error&) {
+      bump(threw);
+    }
+  });
+  pilfer::run(p, g).get();
+  EXPECT_EQ(load(ran), 1);
+  EXPECT_EQ(load(threw), 1);
 }
 
 // @verifies GRAPH-10

@@ -2,6 +2,8 @@
 // priorities and affinity.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -223,6 +225,41 @@ TEST(PoolShutdown, SubmitAfterShutdownThrowsPoolClosed) {
 }
 
 // ------------------------------------------------------------ stats
+
+// @verifies POOL-14
+TEST(PoolStats, IdentitiesHoldAfterAJoinBranchIsHandedBack) {
+  // A batch steal moves a join branch of another joiner into a deque whose owner then blocks in a
+  // wait: the branch goes back to its joiner (rerouted). That take was not counted, so the
+  // pops-vs-runs identity was off by one per hand-back (a tester's program, 20 of 20 rounds).
+  pilfer::pool p({.threads = 3});
+  for (int r = 0; r < 6; ++r) {
+    flag long_started{0};
+    auto h_long = p.submit([&] {
+      store(long_started, 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    });
+    ASSERT_TRUE(eventually([&] { return load(long_started) != 0; }));
+    auto h = p.submit([&] {
+      p.spawn([&] { h_long.wait(); });  // oldest in this deque: a thief's batch takes it with the rest
+      pilfer::join(
+          p,
+          [&] {
+            p.spawn([] {});
+            p.spawn([] {});
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          },
+          [] {});
+    });
+    h.get();
+    h_long.get();
+    p.wait_idle();
+    const auto s = p.stats();
+    EXPECT_EQ(s.total.local_pops + s.total.injector_pops + s.total.priority_pops + s.total.steals,
+              s.total.tasks_run - s.total.claimed + s.total.tasks_cancelled + s.total.tombstones + s.total.rerouted)
+        << "round " << r << ", rerouted " << s.total.rerouted;
+    EXPECT_EQ(s.total.tasks_run, s.submitted + s.total.join_pushes) << "round " << r;
+  }
+}
 
 // @verifies POOL-14
 TEST(PoolStats, CountersAreConsistentAndReadableWhileRunning) {

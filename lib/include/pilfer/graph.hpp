@@ -107,12 +107,14 @@ class basic_graph_task {
   /// This task runs before each of `ts` (edges this -> t).
   template <class... Ts>
   basic_graph_task& precede(const Ts&... ts) {
+    (same_graph(ts), ...);
     (g_->add_edge(n_, ts.n_), ...);
     return *this;
   }
   /// This task runs after each of `ts` (edges t -> this).
   template <class... Ts>
   basic_graph_task& succeed(const Ts&... ts) {
+    (same_graph(ts), ...);
     (g_->add_edge(ts.n_, n_), ...);
     return *this;
   }
@@ -132,6 +134,14 @@ class basic_graph_task {
  private:
   friend class basic_graph<Sync>;
   basic_graph_task(basic_graph<Sync>* g, detail::graph_node<Sync>* n) noexcept : g_(g), n_(n) {}
+  /// An edge joins two tasks of one graph: a node linked into another graph would be counted and
+  /// released by that graph's runs as well (GRAPH-8: a clear error, never a corrupted run).
+  void same_graph(const basic_graph_task& t) const {
+    if (g_ == nullptr || t.g_ == nullptr) throw graph_error("pilfer graph: an edge to or from an empty task handle");
+    if (t.g_ != g_)
+      throw graph_error("pilfer graph '" + g_->name() + "': an edge between task '" + n_->name + "' and task '" +
+                        t.n_->name + "' of graph '" + t.g_->name() + "' (tasks of different graphs cannot be linked)");
+  }
   basic_graph<Sync>* g_ = nullptr;
   detail::graph_node<Sync>* n_ = nullptr;
 };
@@ -173,7 +183,11 @@ class basic_graph {
       } else {
         static_assert(std::is_integral_v<R>, "pilfer::graph::emplace: a condition task returns an integer");
         n->kind = detail::graph_work::condition;
-        n->cond_fn = [g2 = D(std::forward<F>(f))]() mutable { return static_cast<int>(g2()); };
+        // Any value outside [0, INT_MAX] is "no successor" (a wide value is never truncated into range).
+        n->cond_fn = [g2 = D(std::forward<F>(f))]() mutable {
+          const R v = g2();
+          return std::in_range<int>(v) ? static_cast<int>(v) : -1;
+        };
       }
     }
     node* raw = n.get();
@@ -373,12 +387,15 @@ using graph_task = basic_graph_task<>;
 template <class Sync>
 class basic_subflow {
  public:
+  /// Adds a task; after join() it is a graph_error (the subflow has run: the task would never run).
   template <class F>
   basic_graph_task<Sync> emplace(F&& f) {
+    not_joined();
     return g_.emplace(std::forward<F>(f));
   }
   template <class F1, class F2, class... Fs>
   auto emplace(F1&& a, F2&& b, Fs&&... fs) {
+    not_joined();
     return g_.emplace(std::forward<F1>(a), std::forward<F2>(b), std::forward<Fs>(fs)...);
   }
   void join();
@@ -389,6 +406,9 @@ class basic_subflow {
  private:
   friend struct detail::pool_graph_ctx<Sync>;
   basic_subflow(basic_pool<Sync>& p, const std::string& parent) : pool_(p), g_(parent + ".subflow") {}
+  void not_joined() const {
+    if (joined_) throw graph_error("pilfer graph '" + g_.name() + "': emplace after join() (the subflow has run)");
+  }
   basic_pool<Sync>& pool_;
   basic_graph<Sync> g_;
   bool joined_ = false;

@@ -866,6 +866,7 @@ class basic_pool {
       task_base* x = *t;
       if (x->kind == detail::task_kind::join_branch &&
           static_cast<detail::join_branch<Sync>*>(x)->joiner_signal != &w.join_signal) {
+        w.bump(counter::local_pops);  // a take (POOL-14 identity: every rerouted task was taken once)
         reroute(w, x);
       } else {
         keep.push_back(x);
