@@ -5,6 +5,8 @@
 #include <pilfer/graph.hpp>
 
 #include <chrono>
+#include <functional>
+#include <string>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -64,6 +66,48 @@ TEST(GraphWait, ForeignTasksAboveTheRunsNodesDoNotStrandThem) {
     EXPECT_EQ(load(ran), 2u);
     EXPECT_EQ(load(spawned), 2u) << spares << " spares";
   }
+}
+
+// Graph runs started and waited for inside tasks, nested three levels (each task of a level runs the
+// next level's graph), on 2 workers with no spare: a wait hands on nodes of other runs to the
+// injector, where a wait never looked, and with every thread blocked nobody ran them. Before: 17 of 40
+// programs hung (a tester's); 0 spares is the bound's extreme, 1 spare is used up at once.
+// @verifies GRAPH-10 POOL-20
+TEST(GraphWait, NestedRunsPastTheSpareBoundComplete) {
+  for (std::size_t spares : {std::size_t{0}, std::size_t{1}}) {
+    pilfer::pool p(pilfer::pool_options{.threads = 2, .max_spare_workers = spares, .on_uncaught = [](std::exception_ptr) {}});
+    watchdog dog("nested graph runs past the spare bound", 60s, &p);
+    counter leaves{0};
+    std::function<void(int)> level = [&](int d) {
+      if (d == 0) {
+        add(leaves);
+        return;
+      }
+      pilfer::graph g("level" + std::to_string(d));
+      for (int i = 0; i < 3; ++i) g.emplace([&level, d] { level(d - 1); });
+      pilfer::run(p, g).get();
+    };
+    for (int round = 0; round < 100; ++round) p.submit([&] { level(3); }).get();
+    EXPECT_EQ(load(leaves), 100u * 27u) << spares << " spares";
+  }
+}
+
+// A task starts a run of a local graph, drops the handle and returns: the graph's destructor waits
+// for the run, whose nodes sit on this worker's deque. Before: it yielded for good on 1 worker
+// (5 of 5 hung).
+// @verifies GRAPH-10 POOL-19
+TEST(GraphWait, GraphDestroyedInsideATaskFinishesItsRun) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  watchdog dog("graph destroyed inside a task", 60s, &p);
+  counter ran{0};
+  p.submit([&] {
+     pilfer::graph g("local");
+     auto a = g.emplace([&] { add(ran); });
+     auto b = g.emplace([&] { add(ran); });
+     a.precede(b);
+     (void)pilfer::run(p, g);  // the handle is dropped; the run goes on
+   }).get();
+  EXPECT_EQ(load(ran), 2u);
 }
 
 // shutdown(cancel) while a run's start is queued. Before: get() blocked forever (10 of 10).

@@ -157,7 +157,18 @@ class basic_graph {
   /// Waits for a run in progress (a graph must outlive its runs).
   ~basic_graph() {
     // [graph.G2] acquire: pairs with [graph.G3]; the run's last touch of the nodes is before.
-    while (state_.load(PILFER_SITE("graph.G2", acquire)) & running) Sync::yield();
+    const auto over = [this] { return (state_.load(PILFER_SITE("graph.G2", acquire)) & running) == 0; };
+    if (over()) return;
+    // On a worker of the run's pool, the run's nodes may be queued on this very worker (a task that
+    // started a run and dropped its handle): run them, as a wait for the run would.
+    if (run_pool_ != nullptr && detail::pool_access<Sync>::current(*run_pool_) != nullptr) {
+      help_then_wait(*run_pool_, over, [this](detail::task_base* x) { return owns(x); },
+                     [&over] {
+                       while (!over()) Sync::yield();
+                     });
+      return;
+    }
+    while (!over()) Sync::yield();
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -366,12 +377,22 @@ class basic_graph {
 
   static bool pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept;
   static void wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r);
+  /// The pool's wait on a worker for `done`, running only the tasks `ours` accepts.
+  template <class Done, class Ours, class Block>
+  static void help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block);
+  /// A node of this graph (compared by address: `x` is a graph node, maybe of another graph).
+  bool owns(detail::task_base* x) const noexcept {
+    if (x->fn != &pool_entry) return false;
+    const std::size_t i = static_cast<node*>(x)->index;
+    return i < nodes_.size() && nodes_[i].get() == x;
+  }
 
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
 
   std::string name_;
   std::vector<std::unique_ptr<node>> nodes_;
+  basic_pool<Sync>* run_pool_ = nullptr;  // the pool of the last run (set when a run is claimed)
   std::vector<node*> all_, sources_, topo_;
   bool dirty_ = true;
   bool profile_ = true;
@@ -533,6 +554,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   r->sources = &g.sources_;
   r->profile = g.profile_;
   r->pool = &p;
+  g.run_pool_ = &p;
   r->report = [&p](std::exception_ptr e) { detail::pool_access<Sync>::sink(p).report(std::move(e)); };
   r->on_finish = [&g](detail::graph_run_state<Sync>&) { g.unclaim(); };
   for (auto* n : g.all_) {
@@ -632,24 +654,30 @@ bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
 /// blocked thread. A one-worker pool thus finishes a graph run started and waited for inside a task.
 template <class Sync>
 void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
+  help_then_wait(
+      p, [&r] { return r.is_done(); },
+      [&r](detail::task_base* x) { return x->fn == &pool_entry && static_cast<node*>(x)->run == &r; },
+      [&r] {
+        while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
+      });
+}
+
+template <class Sync>
+template <class Done, class Ours, class Block>
+void basic_graph<Sync>::help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block) {
   using access = detail::pool_access<Sync>;
   auto* w = access::current(p);
-  const auto ours = [&r](detail::task_base* x) { return x->fn == &pool_entry && static_cast<node*>(x)->run == &r; };
-  while (!r.is_done()) {
+  while (!done()) {
     std::optional<detail::task_base*> t = access::pop_own(*w);
     if (!t) break;
     if (ours(*t)) {
-      access::run_taken(p, *w, *t);  // may finish the run (r stays: our handle holds it)
+      access::run_taken(p, *w, *t);  // may finish the run (the caller keeps what done() reads alive)
     } else {
       access::hand_on(p, *w, *t);  // not runnable on this frame (it may wait for us)
     }
   }
-  if (r.is_done()) return;
-  access::wait_blocking(
-      p, *w, [&r] { return r.is_done(); }, ours,
-      [&r] {
-        while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
-      });
+  if (done()) return;
+  access::wait_anywhere(p, *w, done, ours, block);
 }
 
 template <class Sync>

@@ -836,22 +836,27 @@ class basic_pool {
     return w.spare_signal.load(PILFER_SITE("pool.W3", acquire)) == 1;
   }
 
-  void begin_blocking(worker& w) {
+  /// Returns whether a spare stands in for this thread (false past max_spare_workers).
+  bool begin_blocking(worker& w) {
     w.set_state(worker_state::waiting);
     w.bump(counter::blocked_waits);
-    if constexpr (Sync::is_model) return;
+    if constexpr (Sync::is_model) return false;
     hand_back_foreign_branches(w);
-    bool report = false;
+    bool report = false, stand_in = true;
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
       blocked_.write() += 1;
       publish_spare_counts();
-      if (spares_active_.read() < blocked_.read() && !activate_spare_locked() && !limit_reported_.read()) {
-        limit_reported_.write() = true;
-        report = true;
+      if (spares_active_.read() < blocked_.read() && !activate_spare_locked()) {
+        stand_in = false;
+        if (!limit_reported_.read()) {
+          limit_reported_.write() = true;
+          report = true;
+        }
       }
     }
     if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_)));
+    return stand_in;
   }
 
   /// Before blocking: join branches of other joiners that a batch steal
@@ -1030,6 +1035,66 @@ class basic_pool {
     }
   }
 
+  /// The wait for work that has no claim word and may be queued anywhere (a graph run's nodes): as
+  /// await(), and it also takes its own tasks (`ours`) out of the injector, where other waits hand
+  /// on what they may not run. While a spare stands in, it blocks until done (the spare and the
+  /// other workers run what is queued). Past the spare bound nobody else may be free to run its
+  /// tasks — every thread can be blocked in such a wait, each with the others' tasks queued where
+  /// only a free thread looks — so it sleeps in short naps and looks again after each (POOL-20:
+  /// past the bound every wait still returns; it costs a wake-up per nap, only in that state).
+  template <class Done, class Ours, class Block>
+  void await_anywhere(worker& w, Done&& done, Ours&& ours, Block&& block) {
+    const unsigned rounds = Sync::is_model ? 1u : std::max(1u, opts_.spin_rounds);
+    unsigned idle = 0;
+    while (!done()) {
+      due_check(w);
+      task_base* x = steal_for_wait(w);
+      if (x == nullptr) x = take_from_injector_if(w, ours);
+      if (x != nullptr) {
+        if (is_tombstone(x) || detail::descends_from(x, ours)) {
+          execute(w, x);
+          idle = 0;
+          continue;
+        }
+        reroute(w, x);
+      }
+      if (++idle < rounds) {
+        if constexpr (Sync::is_model) {
+          Sync::yield();
+        } else {
+          backoff_spin(idle);
+        }
+        continue;
+      }
+      const bool stand_in = begin_blocking(w);
+      if (stand_in) {
+        block();
+      } else if constexpr (Sync::is_model) {
+        Sync::yield();
+      } else {
+        Sync::nap();
+      }
+      end_blocking(w);
+      if (stand_in) return;
+      idle = 0;
+    }
+  }
+
+  /// The first task in the injector that `ours` accepts, taken; the others looked at go back to
+  /// its tail (taken and rerouted: the statistics' identity holds). One pass over what it held.
+  template <class Ours>
+  task_base* take_from_injector_if(worker& w, Ours&& ours) {
+    for (std::size_t n = injector_.size(); n > 0; --n) {
+      task_base* t = take(injector_);
+      if (t == nullptr) return nullptr;
+      w.bump(counter::injector_pops);
+      if (ours(t)) return t;
+      w.bump(counter::rerouted);
+      injector_.push(t);
+    }
+    return nullptr;
+  }
+
   /// join(): push the second branch onto the own deque.
   void join_push(worker& w, detail::join_branch<Sync>* job) {
     w.deque.push(job);
@@ -1175,6 +1240,11 @@ struct pool_access {
   template <class Done, class Ours, class Block>
   static void wait_blocking(pool_type& p, worker& w, Done&& done, Ours&& ours, Block&& block) {
     p.await(w, done, ours, block);
+  }
+  /// As wait_blocking, for work without a claim word that may sit in the injector (await_anywhere).
+  template <class Done, class Ours, class Block>
+  static void wait_anywhere(pool_type& p, worker& w, Done&& done, Ours&& ours, Block&& block) {
+    p.await_anywhere(w, done, ours, block);
   }
 
   /// task_handle::wait(): claim the task if it has not started, else wait

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -195,6 +196,8 @@ struct std_sync {
   }
   /// Give up the CPU (bounded back-off's last resort before parking).
   static void yield() noexcept { std::this_thread::yield(); }
+  /// Sleep about a millisecond: a wait that must look again without an event to wake it.
+  static void nap() noexcept { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
 
   /// A per-thread pseudo-random number in [0, bound). Not for cryptography.
   static std::uint64_t random(std::uint64_t bound) noexcept {
