@@ -1036,20 +1036,23 @@ class basic_pool {
   }
 
   /// The wait for work that has no claim word and may be queued anywhere (a graph run's nodes): as
-  /// await(), and it also takes its own tasks (`ours`) out of the injector, where other waits hand
-  /// on what they may not run. While a spare stands in, it blocks until done (the spare and the
-  /// other workers run what is queued). Past the spare bound nobody else may be free to run its
-  /// tasks — every thread can be blocked in such a wait, each with the others' tasks queued where
-  /// only a free thread looks — so it sleeps in short naps and looks again after each (POOL-20:
-  /// past the bound every wait still returns; it costs a wake-up per nap, only in that state).
+  /// await(). While a spare stands in, it blocks until done (the spare and the other workers run
+  /// what is queued). Past the spare bound nobody else may be free to run its tasks — every thread
+  /// can be blocked in such a wait, each with the others' tasks queued where only a free thread
+  /// looks (the injector, where waits hand on what they may not run) — so it naps, then looks at
+  /// the deque heads and at the injector's first entries for its own tasks (`ours`), and again
+  /// (POOL-20: past the bound every wait still returns; a wake-up per nap, only in that state).
   template <class Done, class Ours, class Block>
   void await_anywhere(worker& w, Done&& done, Ours&& ours, Block&& block) {
     const unsigned rounds = Sync::is_model ? 1u : std::max(1u, opts_.spin_rounds);
     unsigned idle = 0;
+    bool past_bound = false;  // no spare stood in: nobody else may run what sits in the injector
     while (!done()) {
       due_check(w);
       task_base* x = steal_for_wait(w);
-      if (x == nullptr) x = take_from_injector_if(w, ours);
+      // Only past the bound: a look rotates what it passes over to the injector's tail (bounded
+      // per look), which a wait with a spare standing in has no reason to do.
+      if (x == nullptr && past_bound) x = take_from_injector_if(w, ours, injector_look);
       if (x != nullptr) {
         if (is_tombstone(x) || detail::descends_from(x, ours)) {
           execute(w, x);
@@ -1076,15 +1079,18 @@ class basic_pool {
       }
       end_blocking(w);
       if (stand_in) return;
+      past_bound = true;
       idle = 0;
     }
   }
 
-  /// The first task in the injector that `ours` accepts, taken; the others looked at go back to
-  /// its tail (taken and rerouted: the statistics' identity holds). One pass over what it held.
+  static constexpr std::size_t injector_look = 64;
+
+  /// The first task among the injector's first `limit` that `ours` accepts, taken; the others looked
+  /// at go back to its tail (taken and rerouted: the statistics' identity holds).
   template <class Ours>
-  task_base* take_from_injector_if(worker& w, Ours&& ours) {
-    for (std::size_t n = injector_.size(); n > 0; --n) {
+  task_base* take_from_injector_if(worker& w, Ours&& ours, std::size_t limit) {
+    for (std::size_t n = std::min(limit, injector_.size()); n > 0; --n) {
       task_base* t = take(injector_);
       if (t == nullptr) return nullptr;
       w.bump(counter::injector_pops);
