@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <stdexcept>
 #include <thread>
@@ -89,6 +90,46 @@ TEST(GraphWait, NestedRunsPastTheSpareBoundComplete) {
     };
     for (int round = 0; round < 100; ++round) p.submit([&] { level(3); }).get();
     EXPECT_EQ(load(leaves), 100u * 27u) << spares << " spares";
+  }
+}
+
+// Runs started outside the pool (each start is one task in the injector), each waited for by a
+// high-priority task, more waiters than threads: once every thread waited, nobody ran the starts —
+// a wait took only its run's nodes. Before: hung 10 of 10 (a tester's program), with 2 workers and 0
+// spares, and with 1 worker and 1 spare; also the 1-worker, 0-spare case graph.md listed as a limit.
+// @verifies GRAPH-10 POOL-20
+TEST(GraphWait, OutsideRunsWaitedByMoreTasksThanThreadsComplete) {
+  struct shape {
+    unsigned threads;
+    std::size_t spares, runs;
+  };
+  for (shape c : {shape{2, 0, 2}, shape{1, 1, 2}, shape{1, 0, 1}, shape{2, 1, 3}}) {
+    pilfer::pool p(pilfer::pool_options{.threads = c.threads, .max_spare_workers = c.spares,
+                                        .on_uncaught = [](std::exception_ptr) {}});
+    watchdog dog("outside-started runs waited inside tasks", 60s, &p);
+    counter ran{0}, busy{0};
+    flag go{0};
+    std::vector<std::unique_ptr<pilfer::graph>> graphs;
+    for (std::size_t i = 0; i < c.runs; ++i) {
+      graphs.push_back(std::make_unique<pilfer::graph>("outside" + std::to_string(i)));
+      auto a = graphs.back()->emplace([&] { add(ran); });
+      auto b = graphs.back()->emplace([&] { add(ran); });
+      a.precede(b);
+    }
+    std::vector<pilfer::task_handle<void>> hs;
+    for (unsigned i = 0; i < c.threads; ++i)  // every worker busy while the runs start
+      hs.push_back(p.submit([&] {
+        add(busy);
+        while (load(go) == 0) std::this_thread::yield();
+      }));
+    ASSERT_TRUE(eventually([&] { return load(busy) == c.threads; }));
+    std::vector<pilfer::graph_run> runs;
+    for (auto& g : graphs) runs.push_back(pilfer::run(p, *g));
+    for (std::size_t i = 0; i < c.runs; ++i)
+      hs.push_back(p.submit([&runs, i] { runs[i].get(); }, {.priority = pilfer::task_priority::high}));
+    store(go, 1);
+    for (auto& h : hs) h.get();
+    EXPECT_EQ(load(ran), 2u * c.runs) << c.threads << " workers, " << c.spares << " spares";
   }
 }
 

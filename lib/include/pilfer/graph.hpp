@@ -96,6 +96,8 @@ class basic_graph_run;
 namespace detail {
 template <class Sync>
 struct pool_graph_ctx;
+template <class Sync>
+struct graph_run_start;
 }
 
 /// A task of a graph: a cheap reference used to add edges and names. Valid while its graph is.
@@ -380,8 +382,11 @@ class basic_graph {
   /// The pool's wait on a worker for `done`, running only the tasks `ours` accepts.
   template <class Done, class Ours, class Block>
   static void help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block);
-  /// A node of this graph (compared by address: `x` is a graph node, maybe of another graph).
+  /// A node of this graph, or the start task of its run in progress (compared by address: `x` is
+  /// a task taken off a queue, maybe of another graph or no graph at all).
   bool owns(detail::task_base* x) const noexcept {
+    if (x->fn == &detail::graph_run_start<Sync>::entry)
+      return static_cast<detail::graph_run_start<Sync>*>(x)->r->nodes == &all_;  // queued: its run is alive
     if (x->fn != &pool_entry) return false;
     const std::size_t i = static_cast<node*>(x)->index;
     return i < nodes_.size() && nodes_[i].get() == x;
@@ -536,6 +541,38 @@ struct pool_graph_ctx {
   void run_subflow(graph_node<Sync>& n);
 };
 
+/// The start of a run begun outside the pool: one pool task (through the injector) that releases
+/// the sources and runs the first. A wait for the run takes it like one of the run's nodes (it is
+/// the run's, and nobody else may be free to run it: POOL-20). Dropped unrun (shutdown(cancel)),
+/// it ends the run cancelled, so the run's waiters return.
+template <class Sync>
+struct graph_run_start final : task_base {
+  graph_run_start(graph_run_state<Sync>* run, basic_pool<Sync>* on) noexcept
+      : task_base(&entry, task_kind::spawn, true), r(run), p(on) {}
+  graph_run_state<Sync>* r;
+  basic_pool<Sync>* p;
+
+  static bool entry(task_base* b, task_op op, const uncaught_sink* sink) noexcept {
+    auto* self = static_cast<graph_run_start*>(b);
+    graph_run_state<Sync>* run = self->r;
+    basic_pool<Sync>* pool = self->p;
+    Sync::destroy(self);
+    if (op == task_op::run) {
+      try {
+        pool_graph_ctx<Sync> ctx{*pool, static_cast<int>(*pool->current_worker_index())};
+        run_chain(begin_iteration(*run, ctx, true), *run, ctx);
+        return true;
+      } catch (...) {
+        if (sink != nullptr) sink->report(std::current_exception());
+      }
+    }
+    run->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    run->request_stop();
+    finish_run(*run);
+    return op != task_op::destroy;
+  }
+};
+
 }  // namespace detail
 
 /// Run g on p until pred() returns true; pred is checked before each pass (so it may run zero
@@ -583,31 +620,25 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     detail::pool_graph_ctx<Sync> ctx{p, static_cast<int>(*w)};
     detail::begin_iteration(*r, ctx, false);
   } else {
-    // Outside: one pool task through the injector releases the sources and runs the first.
-    // If the pool drops it unrun (shutdown(cancel)), the run ends cancelled: its waiters return.
-    struct start_task {
-      detail::graph_run_state<Sync>* r;
-      basic_pool<Sync>* p;
-      start_task(detail::graph_run_state<Sync>* run, basic_pool<Sync>* on) noexcept : r(run), p(on) {}
-      start_task(start_task&& o) noexcept : r(std::exchange(o.r, nullptr)), p(o.p) {}
-      start_task(const start_task&) = delete;
-      start_task& operator=(const start_task&) = delete;
-      start_task& operator=(start_task&&) = delete;
-      ~start_task() {
-        if (r == nullptr) return;
-        r->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-        r->request_stop();
-        detail::finish_run(*r);
-      }
-      void operator()() {
-        detail::graph_run_state<Sync>* run = std::exchange(r, nullptr);
-        detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(*p->current_worker_index())};
-        detail::run_chain(detail::begin_iteration(*run, ctx, true), *run, ctx);
-      }
-    };
-    // If spawn throws (pool closed, no memory), the start task is destroyed unrun: it has already
-    // finished the run (cancelled, graph unclaimed, the run's reference dropped); h drops the other.
-    p.spawn(start_task(r, &p));
+    // Outside: one pool task through the injector releases the sources and runs the first
+    // (detail::graph_run_start). If it cannot be queued (pool closed, no memory), the run ends
+    // cancelled (graph unclaimed, the run's reference dropped) and the error propagates; h drops
+    // the other reference.
+    detail::graph_run_start<Sync>* s = nullptr;
+    try {
+      s = Sync::template make<detail::graph_run_start<Sync>>(r, &p);
+    } catch (...) {
+      r->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+      r->request_stop();
+      detail::finish_run(*r);
+      throw;
+    }
+    try {
+      detail::pool_access<Sync>::enqueue(p, s, task_options{});
+    } catch (...) {
+      detail::graph_run_start<Sync>::entry(s, detail::task_op::destroy, nullptr);
+      throw;
+    }
   }
   return h;
 }
@@ -656,7 +687,10 @@ template <class Sync>
 void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
   help_then_wait(
       p, [&r] { return r.is_done(); },
-      [&r](detail::task_base* x) { return x->fn == &pool_entry && static_cast<node*>(x)->run == &r; },
+      [&r](detail::task_base* x) {
+        if (x->fn == &detail::graph_run_start<Sync>::entry) return static_cast<detail::graph_run_start<Sync>*>(x)->r == &r;
+        return x->fn == &pool_entry && static_cast<node*>(x)->run == &r;
+      },
       [&r] {
         while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
       });
