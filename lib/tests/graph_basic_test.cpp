@@ -293,6 +293,19 @@ TEST(Graph, ConditionValueOutsideIntRunsNoSuccessor) {
   c.precede(s0);
   pilfer::run(p, g).get();
   EXPECT_EQ(load(ran), 0);
+
+  // bool and char conditions are integers too: true picks successor 1, '\0' successor 0.
+  pilfer::graph h("narrow");
+  counter picked{0};
+  auto b = h.emplace([] { return true; });
+  auto b0 = h.emplace([] {});
+  auto b1 = h.emplace([&] { bump(picked); });
+  b.precede(b0, b1);
+  auto c0 = h.emplace([] { return '\0'; });
+  auto c00 = h.emplace([&] { bump(picked); });
+  c0.precede(c00);
+  pilfer::run(p, h).get();
+  EXPECT_EQ(load(picked), 2);
 }
 
 // @verifies GRAPH-7

@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -197,9 +198,16 @@ class basic_graph {
         static_assert(std::is_integral_v<R>, "pilfer::graph::emplace: a condition task returns an integer");
         n->kind = detail::graph_work::condition;
         // Any value outside [0, INT_MAX] is "no successor" (a wide value is never truncated into range).
+        // (Widened first: std::in_range rejects bool and the character types, which are integral.)
         n->cond_fn = [g2 = D(std::forward<F>(f))]() mutable {
           const R v = g2();
-          return std::in_range<int>(v) ? static_cast<int>(v) : -1;
+          if constexpr (std::is_signed_v<R>) {
+            const long long x = v;
+            return x >= 0 && x <= std::numeric_limits<int>::max() ? static_cast<int>(x) : -1;
+          } else {
+            const unsigned long long x = v;
+            return x <= static_cast<unsigned long long>(std::numeric_limits<int>::max()) ? static_cast<int>(x) : -1;
+          }
         };
       }
     }
