@@ -574,10 +574,15 @@ struct graph_run_start final : task_base {
         if (sink != nullptr) sink->report(std::current_exception());
       }
     }
-    run->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    run->request_stop();
-    finish_run(*run);
+    end_cancelled(*run);
     return op != task_op::destroy;
+  }
+
+  /// The run ends without its start having run: cancelled, so its waiters return.
+  static void end_cancelled(graph_run_state<Sync>& run) noexcept {
+    run.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    run.request_stop();
+    finish_run(run);
   }
 };
 
@@ -636,9 +641,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     try {
       s = Sync::template make<detail::graph_run_start<Sync>>(r, &p);
     } catch (...) {
-      r->cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-      r->request_stop();
-      detail::finish_run(*r);
+      detail::graph_run_start<Sync>::end_cancelled(*r);
       throw;
     }
     try {

@@ -992,7 +992,14 @@ class basic_pool {
   /// target is not done and not runnable by it directly: run tasks that
   /// descend from the target (`ours`), reroute anything else it stole, back
   /// off a few rounds, then block — with a spare keeping the parallelism.
-  template <class Done, class Ours, class Block>
+  ///
+  /// `Anywhere`: the awaited work has no claim word and may be queued anywhere (a graph run's
+  /// nodes). Past the spare bound nobody else may be free to run it — every thread can be blocked
+  /// in such a wait, each with the others' tasks queued where only a free thread looks (the
+  /// injector, where waits hand on what they may not run) — so instead of blocking it naps, then
+  /// looks at the deque heads and at the injector's first entries for its own tasks, and again
+  /// (POOL-20: past the bound every wait still returns; a wake-up per nap, only in that state).
+  template <bool Anywhere = false, class Done, class Ours, class Block>
   void await(worker& w, Done&& done, Ours&& ours, Block&& block) {
     if constexpr (mutation == detail::pool_mutation::old_helping) {
       // The old helping wait: run anything until done (deadlocks on acyclic
@@ -1008,9 +1015,14 @@ class basic_pool {
     } else {
       const unsigned rounds = Sync::is_model ? 1u : std::max(1u, opts_.spin_rounds);
       unsigned idle = 0;
+      bool past_bound = false;  // Anywhere: no spare stood in, nobody else may run what is in the injector
       while (!done()) {
         due_check(w);
-        if (task_base* x = steal_for_wait(w)) {
+        task_base* x = steal_for_wait(w);
+        // Only past the bound: a look rotates what it passes over to the injector's tail (bounded
+        // per look), which a wait with a spare standing in has no reason to do.
+        if (Anywhere && x == nullptr && past_bound) x = take_from_injector_if(w, ours, injector_look);
+        if (x != nullptr) {
           // A group task's tombstone: executing it only drops its reference.
           if (is_tombstone(x) || detail::descends_from(x, ours)) {
             execute(w, x);
@@ -1027,60 +1039,21 @@ class basic_pool {
           }
           continue;
         }
-        begin_blocking(w);
-        block();
-        end_blocking(w);
-        return;
-      }
-    }
-  }
-
-  /// The wait for work that has no claim word and may be queued anywhere (a graph run's nodes): as
-  /// await(). While a spare stands in, it blocks until done (the spare and the other workers run
-  /// what is queued). Past the spare bound nobody else may be free to run its tasks — every thread
-  /// can be blocked in such a wait, each with the others' tasks queued where only a free thread
-  /// looks (the injector, where waits hand on what they may not run) — so it naps, then looks at
-  /// the deque heads and at the injector's first entries for its own tasks (`ours`), and again
-  /// (POOL-20: past the bound every wait still returns; a wake-up per nap, only in that state).
-  template <class Done, class Ours, class Block>
-  void await_anywhere(worker& w, Done&& done, Ours&& ours, Block&& block) {
-    const unsigned rounds = Sync::is_model ? 1u : std::max(1u, opts_.spin_rounds);
-    unsigned idle = 0;
-    bool past_bound = false;  // no spare stood in: nobody else may run what sits in the injector
-    while (!done()) {
-      due_check(w);
-      task_base* x = steal_for_wait(w);
-      // Only past the bound: a look rotates what it passes over to the injector's tail (bounded
-      // per look), which a wait with a spare standing in has no reason to do.
-      if (x == nullptr && past_bound) x = take_from_injector_if(w, ours, injector_look);
-      if (x != nullptr) {
-        if (is_tombstone(x) || detail::descends_from(x, ours)) {
-          execute(w, x);
-          idle = 0;
-          continue;
+        const bool stand_in = begin_blocking(w);
+        if (!Anywhere || stand_in) {
+          block();
+          end_blocking(w);
+          return;
         }
-        reroute(w, x);
-      }
-      if (++idle < rounds) {
         if constexpr (Sync::is_model) {
           Sync::yield();
         } else {
-          backoff_spin(idle);
+          Sync::nap();
         }
-        continue;
+        end_blocking(w);
+        past_bound = true;
+        idle = 0;
       }
-      const bool stand_in = begin_blocking(w);
-      if (stand_in) {
-        block();
-      } else if constexpr (Sync::is_model) {
-        Sync::yield();
-      } else {
-        Sync::nap();
-      }
-      end_blocking(w);
-      if (stand_in) return;
-      past_bound = true;
-      idle = 0;
     }
   }
 
@@ -1247,10 +1220,10 @@ struct pool_access {
   static void wait_blocking(pool_type& p, worker& w, Done&& done, Ours&& ours, Block&& block) {
     p.await(w, done, ours, block);
   }
-  /// As wait_blocking, for work without a claim word that may sit in the injector (await_anywhere).
+  /// As wait_blocking, for work without a claim word that may sit in the injector (await<true>).
   template <class Done, class Ours, class Block>
   static void wait_anywhere(pool_type& p, worker& w, Done&& done, Ours&& ours, Block&& block) {
-    p.await_anywhere(w, done, ours, block);
+    p.template await<true>(w, done, ours, block);
   }
 
   /// task_handle::wait(): claim the task if it has not started, else wait
