@@ -520,6 +520,40 @@ struct join_group_2w : scenario {
   }
 };
 
+// 10. POOL-19 + the member list's ownership (task_group.hpp, pool.G6-G8): members run() from
+// outside sit in the injector; a high-priority task W waits for the group on a worker and
+// claims them from the member list (their entries become tombstones), while the outside thread
+// run()s a second member (a push racing W's claim/unlink walk; a member W's walk misses is run
+// by the second worker: the checker starts no spare threads, pool.hpp begin_blocking). The group is then destroyed
+// outside while a tombstone may still be queued (orphaned: the dequeue that meets it frees it),
+// and the pool drains. Every member runs exactly once; the checker reports a member freed
+// twice, used after free, or never freed (leak).
+// @verifies POOL-19 POOL-9
+template <class Sy>
+struct group_claim_orphan : scenario {
+  pool_box_of<Sy> pool;
+  run_count a_ran, b_ran;
+  group_claim_orphan() : scenario(1) {}
+  void before() override { pool.make(2, 1); }
+  void thread(unsigned) override {
+    {
+      pilfer::basic_task_group<Sy> g(*pool.operator->());
+      g.run([this] { a_ran.hit(); });
+      pilfer::task_options high;
+      high.priority = pilfer::task_priority::high;
+      auto w = pool->submit([&g] { g.wait(); }, high);
+      g.run([this] { b_ran.hit(); });
+      w.get();
+    }
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1);
+  }
+};
+
 options random_bound(std::size_t n) {
   options o;
   o.how = mode::random;
@@ -569,6 +603,7 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, random_bound(200), false});
   v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
   return v;
 }
 

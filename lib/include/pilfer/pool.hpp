@@ -1274,7 +1274,6 @@ struct pool_access {
         if (group_member<Sync>* m = g->claim_member(w.index)) {
           p.due_check(w);
           p.run_claimed(w, m);
-          m->release();  // the member list's reference, taken over by the claim
           continue;
         }
       }

@@ -25,8 +25,17 @@ namespace pilfer {
 ///
 /// Completion is one CAS on `state_` (count of unfinished tasks, a waiter
 /// bit, a count of completers still notifying); the first exception is kept
-/// by whoever wins `error_claimed_`. The member list (for claims) is kept
-/// under a mutex: run() appends, a wait claims or prunes started members.
+/// by whoever wins `error_claimed_`.
+///
+/// The member list (for claims; it owns the tasks, detail::group_member):
+/// run() pushes onto `members_` with a CAS and takes no lock. Waits claim and
+/// free under `members_mu_`, which orders them among themselves; they unlink
+/// an inner node with a plain write (only lock holders follow or write a
+/// listed node's `next`) and the head with a CAS (a push may have moved it).
+/// Started members a wait cannot free yet (running elsewhere, or a claimed
+/// task whose tombstone is still queued) move to `started_` (lock holders
+/// only), so claims do not walk them again. Errors: the mutex is taken only
+/// when a task of the group failed (`error_claimed_`).
 template <class Sync>
 class basic_task_group {
   using member = detail::group_member<Sync>;
@@ -47,29 +56,21 @@ class basic_task_group {
     using T = detail::group_task<std::decay_t<F>, Sync>;
     T* t = Sync::template make<T>(std::forward<F>(f), this, creator_);
     if (o.affinity) t->affinity = *o.affinity;
-    {
-      std::lock_guard<typename Sync::mutex> g(members_mu_);
-      // A new round after a collected error: forget it. Count 0 (acquire):
-      // every completer of the last round is done with error_; waiters read
-      // it under this mutex.
-      if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & count_mask) == 0) {
-        error_.write() = nullptr;
-        error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
-        collected_.write() = false;
-      }
-      t->next = members_.read();
-      members_.write() = t;
-    }
+    // [pool.G4] relaxed: 0 = no task of this group failed since the last
+    // forget; a failure that happens-before this run() (a wait that took it)
+    // is seen (coherence).
+    if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0) forget_collected_error();
+    push_member(t);
     // [pool.G1] relaxed: ordered before the task's decrement by the queue's
     // publication (push release / steal acquire) or by the member list's mutex.
     state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
     try {
       detail::pool_access<Sync>::enqueue(pool_, t, o);
     } catch (...) {
-      // Not queued: the list keeps it as a started member (pruned later).
-      t->claim();
+      // Not queued: no entry will be dequeued; the list frees it later.
+      t->take_entry();
       t->f.reset();
-      t->release();
+      t->mark_finished(true);
       complete(nullptr);
       throw;
     }
@@ -102,6 +103,9 @@ class basic_task_group {
   /// several threads may wait at once); it is forgotten when run() starts a
   /// new round.
   std::exception_ptr take_error() {
+    // [pool.G4] relaxed: read after the count's 0 (acquire), which follows
+    // every completer's exchange: 0 = no task of this round failed.
+    if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) == 0) return nullptr;
     std::lock_guard<typename Sync::mutex> g(members_mu_);
     std::exception_ptr e = error_.read();
     if (e) collected_.write() = true;
@@ -109,42 +113,123 @@ class basic_task_group {
   }
 
   std::exception_ptr uncollected_error() {
+    if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) == 0) return nullptr;  // as take_error()
     std::lock_guard<typename Sync::mutex> g(members_mu_);
     return collected_.read() ? nullptr : error_.read();
   }
 
+  /// A new round after a collected error: forget it. Count 0 (acquire):
+  /// every completer of the last round is done with error_; waiters read it
+  /// under this mutex.
+  void forget_collected_error() {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & count_mask) == 0) {
+      error_.write() = nullptr;
+      error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
+      collected_.write() = false;
+    }
+  }
+
+  void push_member(member* t) noexcept {
+    // [pool.G8] release: a lock holder that reads the new head (acquire)
+    // reads the task's construction and its `next`.
+    member* head = members_.load(PILFER_SITE("pool.G8", relaxed));
+    do {
+      t->next.write() = head;
+    } while (!members_.compare_exchange_weak(head, t, PILFER_SITE("pool.G8", release), PILFER_SITE("pool.G8", relaxed)));
+  }
+
+  /// Under members_mu_: unlink `m` from `members_`; `prev` is the node before
+  /// it (nullptr: it was the head when read). A failed head CAS means pushes
+  /// came in front of it: its predecessor is then one of them.
+  void unlink(member* prev, member* m) noexcept {
+    if (prev == nullptr) {
+      member* expected = m;
+      // [pool.G8] acquire on failure: the pushed nodes' `next` links are read below.
+      if (members_.compare_exchange_strong(expected, m->next.read(), PILFER_SITE("pool.G8", acq_rel),
+                                           PILFER_SITE("pool.G8", acquire))) {
+        return;
+      }
+      prev = expected;
+      while (prev->next.read() != m) prev = prev->next.read();
+    }
+    prev->next.write() = m->next.read();
+  }
+
+  /// Under members_mu_: free the members of `started_` that are reclaimable.
+  void free_reclaimable_started() noexcept {
+    member* prev = nullptr;
+    member* m = started_.read();
+    while (m != nullptr) {
+      member* const after = m->next.read();
+      if (m->reclaimable()) {
+        (prev != nullptr ? prev->next.write() : started_.write()) = after;
+        m->fn(m, detail::task_op::destroy, nullptr);
+      } else {
+        prev = m;
+      }
+      m = after;
+    }
+  }
+
+  /// Under members_mu_: move a started member off `members_` (free it if
+  /// reclaimable, else onto `started_`).
+  void retire(member* prev, member* m) noexcept {
+    unlink(prev, m);
+    if (m->reclaimable()) {
+      m->fn(m, detail::task_op::destroy, nullptr);
+    } else {
+      m->next.write() = started_.read();
+      started_.write() = m;
+    }
+  }
+
   /// Claim one member that has not started and that `worker_index` may run
   /// (no affinity, or affinity to it); started members met on the way are
-  /// unlinked and their list reference dropped. The caller owns the list's
-  /// reference of the returned member (release() after running it).
+  /// retired. The claimed member stays owned by the list (retired too).
   member* claim_member(unsigned worker_index) {
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    member** link = &members_.write();
-    while (member* m = *link) {
+    // [pool.G8] acquire: pairs with push_member's CAS.
+    member* prev = nullptr;
+    member* m = members_.load(PILFER_SITE("pool.G8", acquire));
+    while (m != nullptr) {
+      member* const after = m->next.read();
       if (m->started()) {
-        *link = m->next;
-        m->release();
-        continue;
-      }
-      if ((m->affinity == ~0u || m->affinity == worker_index) && m->claim()) {
-        *link = m->next;
+        retire(prev, m);
+      } else if ((m->affinity == ~0u || m->affinity == worker_index) && m->claim()) {
+        retire(prev, m);
         return m;
+      } else {
+        prev = m;
       }
-      link = &m->next;
+      m = after;
     }
     return nullptr;
   }
 
-  /// Drop the list's reference of started members (all: at destruction).
+  /// Retire the started members and free what is reclaimable. At
+  /// destruction (`all`; every task finished: the count is 0) whatever is
+  /// left is freed, or orphaned to its still-queued tombstone.
   void prune(bool all) noexcept {
+    // Nothing listed: no lock (at destruction nobody else may touch the group).
+    if (members_.load(PILFER_SITE("pool.G8", acquire)) == nullptr && (!all || started_.read() == nullptr)) return;
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    member** link = &members_.write();
-    while (member* m = *link) {
-      if (all || m->started()) {
-        *link = m->next;
-        m->release();
+    member* prev = nullptr;
+    member* m = members_.load(PILFER_SITE("pool.G8", acquire));
+    while (m != nullptr) {
+      member* const after = m->next.read();
+      if (m->started()) {
+        retire(prev, m);
       } else {
-        link = &m->next;
+        prev = m;
+      }
+      m = after;
+    }
+    free_reclaimable_started();
+    if (all) {
+      while (member* r = started_.read()) {
+        started_.write() = r->next.read();
+        r->orphan();
       }
     }
   }
@@ -213,7 +298,8 @@ class basic_task_group {
   atomic_t<Sync, std::uint32_t> error_claimed_{0};
   cell_t<Sync, std::exception_ptr> error_{};
   typename Sync::mutex members_mu_;
-  cell_t<Sync, member*> members_{nullptr};
+  atomic_t<Sync, member*> members_{nullptr};  // pushed by run(), unlinked under members_mu_
+  cell_t<Sync, member*> started_{nullptr};    // retired, not yet reclaimable (under members_mu_)
   cell_t<Sync, bool> collected_{false};  // a wait() rethrew error_ (under members_mu_)
 };
 

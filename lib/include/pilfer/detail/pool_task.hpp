@@ -271,32 +271,69 @@ struct handle_task final : result_state<R, Sync> {
 /// by exactly one of the thread that dequeues it and a group wait that
 /// claims it from the group's member list (wherever its queue entry is:
 /// own or another deque, injector, high-priority queue, a mailbox). The loser
-/// sees a tombstone. Two references: the queue entry's and the member list's.
+/// sees a tombstone.
+///
+/// Lifetime without a reference count: the group's member list owns the
+/// task. Whoever dequeues the entry sets `dequeued_bit` in the same RMW as
+/// its claim; whoever runs the body sets `finished_bit` after the callable is
+/// destroyed and before reporting to the group (its last touch of the task).
+/// A wait or the group's destructor frees a listed task once both bits are
+/// set (`reclaimable`). At destruction a task whose tombstone is still
+/// queued is marked `orphaned_bit` instead: the RMW that dequeues it sees the
+/// mark and frees it (exactly one of the two RMWs sees the other's bit).
 template <class Sync>
 struct group_member : nested_task {
   using group_type = basic_task_group<Sync>;
-  enum : std::uint32_t { started_bit = 1 };
+  enum : std::uint32_t { started_bit = 1, dequeued_bit = 2, finished_bit = 4, orphaned_bit = 8 };
   group_member(fn_t f, group_type* gr, task_base* up) noexcept
       : nested_task(f, task_kind::group, true, up), group(gr) {}
   group_type* group;
-  group_member* next = nullptr;  // the group's member list (under the group's mutex)
+  cell_t<Sync, group_member*> next{nullptr};  // the group's member list (task_group.hpp: who may follow it)
   unsigned affinity = ~0u;       // task_options::affinity, or ~0u
   atomic_t<Sync, std::uint32_t> status{0};
-  atomic_t<Sync, std::uint32_t> refs{2};
 
-  /// Take the right to run (or cancel) the task. Exactly one caller wins.
+  /// A wait's claim: take the right to run the task. Exactly one of the
+  /// claims and the dequeue (take_entry) wins.
   bool claim() noexcept {
     // [pool.G6] acq_rel: the winner's run follows the submitter's
     // construction (a waiter reaches it through the member list, not a
     // queue); the loser sees the winner's claim.
     return (status.fetch_or(started_bit, PILFER_SITE("pool.G6", acq_rel)) & started_bit) == 0;
   }
+  /// The queue entry is dequeued: claim and mark the entry gone in one RMW.
+  /// Returns the bits before.
+  std::uint32_t take_entry() noexcept {
+    // [pool.G6] acq_rel: as claim(); and the dequeue is seen by a wait that
+    // frees the task (reclaimable) or by the destructor's orphan mark.
+    return status.fetch_or(started_bit | dequeued_bit, PILFER_SITE("pool.G6", acq_rel));
+  }
   /// A tombstone (or running / done): nobody may claim it any more.
   bool started() const noexcept { return (status.load(PILFER_SITE("pool.G6", acquire)) & started_bit) != 0; }
 
-  void release() noexcept {
-    // [pool.G7] acq_rel: the last owner sees every write of the other.
-    if (refs.fetch_sub(1, PILFER_SITE("pool.G7", acq_rel)) == 1) fn(this, task_op::destroy, nullptr);
+  /// The body ran and its callable is destroyed: the member list may free
+  /// the task from now on. `by_entry`: run through its queue entry (this
+  /// thread set dequeued_bit; no other bit can be added concurrently but
+  /// started_bit, already set: a store suffices). Last touch of the task.
+  void mark_finished(bool by_entry) noexcept {
+    // [pool.G7] release: the callable's destruction happens before the
+    // wait's free (acquire in reclaimable()).
+    if (by_entry) {
+      status.store(started_bit | dequeued_bit | finished_bit, PILFER_SITE("pool.G7", release));
+    } else {
+      status.fetch_or(finished_bit, PILFER_SITE("pool.G7", acq_rel));
+    }
+  }
+  /// Both the run and the queue entry are over: the list may free it.
+  bool reclaimable() const noexcept {
+    // [pool.G7] acquire: pairs with mark_finished / take_entry.
+    const std::uint32_t s = status.load(PILFER_SITE("pool.G7", acquire));
+    return (s & (finished_bit | dequeued_bit)) == (finished_bit | dequeued_bit);
+  }
+  /// Group destruction: the task finished (the group's count is 0). Free it
+  /// now if its entry is gone, else leave it to the RMW that dequeues it.
+  void orphan() noexcept {
+    // [pool.G7] acq_rel: exactly one of this and take_entry sees the other.
+    if (status.fetch_or(orphaned_bit, PILFER_SITE("pool.G7", acq_rel)) & dequeued_bit) fn(this, task_op::destroy, nullptr);
   }
 };
 
@@ -310,8 +347,9 @@ struct group_task final : group_member<Sync> {
       : group_member<Sync>(&invoke, gr, up), f(std::in_place, std::forward<G>(g)) {}
   std::optional<F> f;
 
-  /// Run (or cancel) the body, then report to the group.
-  void run_body(bool cancel) noexcept {
+  /// Run (or cancel) the body, then report to the group. `by_entry`: taken
+  /// through its queue entry (else claimed by a wait).
+  void run_body(bool cancel, bool by_entry) noexcept {
     std::exception_ptr e;
     if (cancel) {
       e = std::make_exception_ptr(task_cancelled{});
@@ -323,7 +361,9 @@ struct group_task final : group_member<Sync> {
       }
     }
     f.reset();
-    this->group->complete(std::move(e));
+    group_type* g = this->group;  // read before the task may be freed
+    this->mark_finished(by_entry);
+    g->complete(std::move(e));
   }
 
   static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
@@ -331,13 +371,17 @@ struct group_task final : group_member<Sync> {
     switch (op) {
       case task_op::run:
       case task_op::cancel: {
-        const bool won = self->claim();
-        if (won) self->run_body(op == task_op::cancel);
-        self->release();  // the queue entry's reference
-        return won;
+        const std::uint32_t before = self->take_entry();
+        if ((before & group_member<Sync>::started_bit) == 0) {
+          self->run_body(op == task_op::cancel, true);
+          return true;
+        }
+        // A tombstone: a wait claimed and ran it. Free it if the group is gone.
+        if (before & group_member<Sync>::orphaned_bit) Sync::destroy(self);
+        return false;
       }
       case task_op::run_claimed:
-        self->run_body(false);
+        self->run_body(false, false);
         return true;
       case task_op::destroy:
         Sync::destroy(self);
