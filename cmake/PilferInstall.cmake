@@ -36,3 +36,25 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/cmake/PilferConformance.cmake)
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/PilferConformance.cmake
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pilfer)
 endif()
+
+# Component `model` (PILFER_BUILD_MODELS): the checker as pilfer::model (engine + public headers
+# <pilfer/model/*.hpp>), pilfer-litmus in bin/ (imported as pilfer::litmus) and
+# pilfer_add_model_check() (PilferModelCheck.cmake). Its own export file, so a package built without
+# models has none and find_package(pilfer COMPONENTS model) fails saying so (pilferConfig.cmake.in).
+if(TARGET pilfer_model)
+  set(_pilfer_model_targets pilfer_model)
+  if(TARGET pilfer-litmus)
+    list(APPEND _pilfer_model_targets pilfer-litmus)
+  endif()
+  install(TARGETS ${_pilfer_model_targets} EXPORT pilferModelTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/models/include/pilfer/model
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pilfer)
+  install(EXPORT pilferModelTargets NAMESPACE pilfer::
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pilfer)
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/PilferModelCheck.cmake
+                ${PROJECT_SOURCE_DIR}/cmake/PilferModelCheckList.cmake
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/pilfer)
+endif()

@@ -12,7 +12,8 @@
 #                 cuts short leaves its pool undestroyed on purpose (models/scenarios/pool_scenarios.cpp), which
 #                 LeakSanitizer reports (2 scenarios): to be fixed in the engine/scenarios, then re-enabled.
 #   fuzz      clang++-14 libFuzzer + ASan + UBSan: a bounded run of each fuzz/ target from its seed corpus.
-#   consumer  conformance/examples/outside_consumer built against an installed pilfer.
+#   consumer  conformance/examples/outside_consumer and models/examples/outside_model_check built against an
+#             installed pilfer (with the model checker); scripts/consumer-check.sh.
 # PILFER_TEST_STAGES="dev asan" runs a subset (default: all, in the order above). Each stage's wall time is
 # printed at the end.
 set -euo pipefail

@@ -1,0 +1,181 @@
+// scenario_main(): the command line shared by pilfer's scenario program and every program
+// pilfer_add_model_check() builds (contract in pilfer/model/runner.hpp).
+#include <pilfer/model/runner.hpp>
+
+#include <pilfer/testing/seed.hpp>
+
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace pilfer::model {
+namespace {
+
+/// A memory order by its std:: name without the prefix ("acquire"), or nothing.
+std::optional<std::memory_order> parse_order(std::string_view name) noexcept {
+  if (name == "relaxed") return std::memory_order_relaxed;
+  if (name == "acquire") return std::memory_order_acquire;
+  if (name == "release") return std::memory_order_release;
+  if (name == "acq_rel") return std::memory_order_acq_rel;
+  if (name == "seq_cst") return std::memory_order_seq_cst;
+  return std::nullopt;
+}
+
+bool valid_name(std::string_view name) noexcept {
+  if (name.empty()) return false;
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/// What the command line asked for, on top of each scenario's own options.
+struct command {
+  std::vector<std::string> names;
+  bool all = false, list = false, random = false;
+  std::optional<std::uint64_t> seed;
+  std::string replay;
+  std::map<std::string, std::memory_order> weaken;
+  std::optional<memory_model> model;
+  std::optional<std::pair<unsigned, unsigned>> shard;
+};
+
+/// Parses argv; on bad input prints one line to stderr and returns nothing.
+std::optional<command> parse(int argc, char** argv) {
+  command c;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    const auto value = [&](std::string_view key) { return a.substr(key.size()); };
+    if (a == "--all") {
+      c.all = true;
+    } else if (a == "--list") {
+      c.list = true;
+    } else if (a == "--random") {
+      c.random = true;
+    } else if (a.starts_with("--seed=")) {
+      c.seed = pilfer::testing::parse_u64(value("--seed="));
+      if (!c.seed) {
+        std::fprintf(stderr, "error: --seed expects an unsigned decimal number, got '%s'\n", argv[i] + 7);
+        return std::nullopt;
+      }
+    } else if (a.starts_with("--replay=")) {
+      c.replay = value("--replay=");
+    } else if (a.starts_with("--model=")) {
+      c.model = parse_memory_model(std::string(value("--model=")));
+      if (!c.model) {
+        std::fprintf(stderr, "error: unknown memory model '%s' (c++20 or rc11)\n", argv[i] + 8);
+        return std::nullopt;
+      }
+    } else if (a.starts_with("--shard=")) {
+      unsigned si = 0, sn = 0;
+      char tail = 0;
+      if (std::sscanf(argv[i] + 8, "%u/%u%c", &si, &sn, &tail) != 2 || sn == 0 || si >= sn) {
+        std::fprintf(stderr, "error: --shard expects I/N with 0 <= I < N, got '%s'\n", argv[i] + 8);
+        return std::nullopt;
+      }
+      c.shard = std::pair{si, sn};
+    } else if (a.starts_with("--weaken=")) {
+      const std::string_view kv = value("--weaken=");
+      const auto eq = kv.find('=');
+      const auto order = eq == std::string_view::npos ? std::optional(std::memory_order_relaxed)
+                                                      : parse_order(kv.substr(eq + 1));
+      if (kv.substr(0, eq).empty() || !order) {
+        std::fprintf(stderr, "error: --weaken expects TAG[=relaxed|acquire|release|acq_rel|seq_cst], got '%s'\n",
+                     argv[i] + 9);
+        return std::nullopt;
+      }
+      c.weaken[std::string(kv.substr(0, eq))] = *order;
+    } else if (a.starts_with("-")) {
+      std::fprintf(stderr, "error: unknown option '%s' (see pilfer/model/runner.hpp)\n", argv[i]);
+      return std::nullopt;
+    } else {
+      c.names.emplace_back(a);
+    }
+  }
+  return c;
+}
+
+/// Runs one scenario with the command line applied; prints its verdict. True when it met its expectation.
+bool run(const scenario_entry& e, const command& c) {
+  options o = e.opts;
+  if (c.random) o.how = mode::random;
+  if (c.seed) o.seed = *c.seed;
+  if (!c.replay.empty()) o.replay = c.replay;
+  for (const auto& [tag, order] : c.weaken) o.weaken[tag] = order;
+  if (c.model) o.model = *c.model;
+  if (c.shard) {
+    o.shard_index = c.shard->first;
+    o.shard_count = c.shard->second;
+  }
+  if (o.how == mode::random) {
+    if (const auto s = pilfer::testing::env_seed()) o.seed = *s;  // malformed: one line, exit 2
+    else if (!c.seed && o.seed == 0) o.seed = pilfer::testing::fresh_seed();
+    pilfer::testing::print_seed(o.seed);
+  }
+  const result r = check(e.make, o);
+  const bool proved = r.ok && r.complete && o.how == mode::exhaustive && o.shard_count == 1;
+  const bool met = e.expected_failure.empty() ? r.ok : (!r.ok && r.kind == e.expected_failure);
+  std::string verdict;
+  if (!e.expected_failure.empty())
+    verdict = met ? "  (expected: " + e.expected_failure + " found)"
+                  : "  (ERROR: expected a " + e.expected_failure + ", the checker " +
+                        (r.ok ? std::string("found none") : "found a " + r.kind) + ")";
+  else if (proved)
+    verdict = "  proved";
+  const std::string requirements = e.requirements.empty() ? "" : "  [" + e.requirements + "]";
+  std::printf("%-32s %s%s%s\n", e.name.c_str(), r.summary().c_str(), requirements.c_str(), verdict.c_str());
+  if (!r.ok)
+    std::printf("%s: %s\nreplay: --replay=%s\n%s", r.kind.c_str(), r.message.c_str(), r.replay_token.c_str(),
+                r.trace.c_str());
+  std::fflush(stdout);
+  return met;
+}
+
+}  // namespace
+
+int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** argv) {
+  for (const auto& e : scenarios) {
+    if (!valid_name(e.name)) {
+      std::fprintf(stderr, "error: scenario name '%s' must be letters, digits, '.', '_' or '-'\n", e.name.c_str());
+      return 2;
+    }
+  }
+  const auto c = parse(argc, argv);
+  if (!c) return 2;
+  if (c->list) {
+    for (const auto& e : scenarios) std::printf("%s\n", e.name.c_str());
+    return 0;
+  }
+  std::vector<const scenario_entry*> chosen;
+  if (c->all) {
+    for (const auto& e : scenarios) chosen.push_back(&e);
+  }
+  for (const auto& n : c->names) {
+    const scenario_entry* found = nullptr;
+    for (const auto& e : scenarios)
+      if (e.name == n) found = &e;
+    if (found == nullptr) {
+      std::fprintf(stderr, "error: unknown scenario '%s' (--list prints the names)\n", n.c_str());
+      return 2;
+    }
+    chosen.push_back(found);
+  }
+  if (chosen.empty()) {
+    std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N]\n",
+                 argc > 0 ? argv[0] : "scenarios");
+    for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());
+    return 2;
+  }
+  bool all_met = true;
+  for (const auto* e : chosen) all_met = run(*e, *c) && all_met;
+  return all_met ? 0 : 1;
+}
+
+}  // namespace pilfer::model
