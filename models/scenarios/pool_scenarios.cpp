@@ -573,13 +573,21 @@ struct old_helping_sync : checker_sync {
 
 }  // namespace
 
-/// The old behaviours of issue 8 as mutants: each must FAIL under the checker (pool_sensitivity.cpp).
+/// The old behaviours of issue 8, and the group member list's orders weakened, as mutants: each
+/// must FAIL under the checker (pool_sensitivity.cpp).
 std::vector<entry> pool_mutant_scenarios() {
   std::vector<entry> v;
   v.push_back({"pool.rendezvous_4w[old sleep protocol]", "POOL-18",
                [] { return std::make_unique<rendezvous_4w<old_sleep_sync>>(); }, random_bound(300), false});
   v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
                [] { return std::make_unique<wait_chain_2w<old_helping_sync>>(); }, random_bound(500), false});
+  // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
+  for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
+    options o = random_bound(500);
+    o.weaken[tag] = std::memory_order_relaxed;
+    v.push_back({std::string("pool.group_claim_orphan[") + tag + " relaxed]", "POOL-19",
+                 [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, o, false});
+  }
   return v;
 }
 
