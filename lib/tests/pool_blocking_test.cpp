@@ -462,6 +462,131 @@ TEST(PoolWaitClaim, EveryWaiterOfAFailedGroupGetsTheException) {
   }
 }
 
+// ------------------------------------------------- task_group member list (tester's report, round 5)
+
+// A task is counted before it is listed: a wait that claims, runs and completes
+// a task the moment it is listed must not bring the count to 0 while another
+// task of the group still runs (it did when the count came second: 10 of 10
+// runs saw early returns).
+// @verifies POOL-10 POOL-9 POOL-19
+TEST(PoolWaitClaim, WaitNeverReturnsWhileATaskOfTheGroupRuns) {
+  pilfer::pool p({.threads = 2});
+  watchdog dog("group waits racing run() from outside", 60s, &p);
+  pilfer::task_group g(p);
+  flag stop{0};
+  counter runs{0};
+  // Paced (a run every ~5 us), so that the group's count reaches 0 between runs
+  // and each round's wait can return.
+  std::thread feeder([&] {
+    while (load(stop) == 0) {
+      g.run([&] { add(runs); });
+      const auto until = std::chrono::steady_clock::now() + 5us;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+  });
+  counter early{0};
+  p.submit([&] {
+     const unsigned other = 1 - *p.current_worker_index();
+     for (int round = 0; round < 300; ++round) {
+       flag long_done{0};
+       g.run([&] {
+         std::this_thread::sleep_for(200us);
+         store(long_done, 1);
+       }, {.affinity = other});
+       g.wait();
+       if (load(long_done) == 0) add(early);
+     }
+   }).get();
+  store(stop, 1);
+  feeder.join();
+  g.wait();
+  std::printf("300 rounds, %llu tasks run from outside meanwhile\n", static_cast<unsigned long long>(load(runs)));
+  EXPECT_EQ(load(early), 0u) << "wait() returned while a task of the group was still running";
+}
+
+// run() on a closed pool throws and its task never runs, even while a wait of
+// the group keeps claiming listed members (a claimed member once ran although
+// run() threw, and was then completed twice: the count wrapped, waits hung).
+// @verifies POOL-12 POOL-19
+TEST(PoolWaitClaim, RunRefusedByAClosedPoolNeverRunsItsTask) {
+  pilfer::pool p({.threads = 2});
+  watchdog dog("group run() after shutdown, a wait claiming", 60s, &p);
+  pilfer::task_group g(p);
+  flag stop{0}, waiting{0};
+  auto h = p.submit([&] {
+    store(waiting, 1);
+    while (load(stop) == 0) g.wait();
+  });
+  while (load(waiting) == 0) std::this_thread::yield();
+  std::thread closer([&] { p.shutdown(pilfer::shutdown_mode::drain); });
+  counter ran{0};
+  std::uint64_t calls = 0, refused = 0;
+  while (refused < 1000 && calls < 10'000'000) {
+    ++calls;
+    try {
+      g.run([&] { add(ran); });
+    } catch (const pilfer::pool_closed&) {
+      ++refused;
+    }
+  }
+  store(stop, 1);
+  closer.join();
+  g.wait();
+  ASSERT_EQ(refused, 1000u);
+  EXPECT_EQ(load(ran), calls - refused) << "every accepted run() runs its task once, no refused one runs";
+}
+
+// The group may be destroyed as soon as one of several waiters returns (the
+// others were still reading it: use after free under ASan, 10 of 10 runs).
+// The other waiters are tasks seen blocked inside wait() (worker_state), so
+// none of them calls wait() on a destroyed group.
+// @verifies POOL-19 POOL-17
+TEST(PoolWaitClaim, GroupDestroyedWhenOneOfSeveralWaitersReturns) {
+  pilfer::pool p({.threads = 3});
+  watchdog dog("group destroyed while other waiters wake", 60s, &p);
+  for (int round = 0; round < 100; ++round) {
+    auto g = std::make_unique<pilfer::task_group>(p);
+    pilfer::task_group* gp = g.get();
+    flag go{0};
+    g->run([&] {
+      while (load(go) == 0) std::this_thread::yield();
+    });
+    auto w1 = p.submit([gp] { gp->wait(); });
+    auto w2 = p.submit([gp] { gp->wait(); });
+    for (;;) {
+      int waiting = 0;
+      for (const auto& w : p.snapshot()) waiting += w.state == pilfer::worker_state::waiting;
+      if (waiting >= 2) break;
+      std::this_thread::yield();
+    }
+    store(go, 1);
+    g->wait();
+    g.reset();  // w1 and w2 may still be returning from wait()
+    w1.get();
+    w2.get();
+  }
+}
+
+// A wait frees the members that ran while another thread keeps listing new
+// ones in front of them: each unlink is constant time (a walk from the head on
+// every unlink made a wait over 10^6 members take minutes).
+// @verifies POOL-11 POOL-19
+TEST(PoolWaitClaim, WaitOverManyMembersFinishesWhileRunsContinue) {
+  pilfer::pool p({.threads = 2});
+  watchdog dog("a wait over 10^6 listed members with concurrent run()", 60s, &p);
+  pilfer::task_group g(p);
+  for (int i = 0; i < 1000000; ++i) g.run([] {});
+  flag stop{0};
+  std::thread feeder([&] {
+    while (load(stop) == 0) g.run([] {});
+  });
+  g.wait();
+  store(stop, 1);
+  feeder.join();
+  g.wait();
+}
+
 // @verifies POOL-19 POOL-15
 TEST(PoolWaitClaim, GroupTaskWithAffinityToTheWaiterIsClaimed) {
   pilfer::pool p({.threads = 1, .max_spare_workers = 0});

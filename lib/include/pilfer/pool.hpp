@@ -364,7 +364,12 @@ class basic_pool {
                               " >= number of workers " + std::to_string(size()));
   }
 
-  void enqueue(task_base* t, const task_options& o) {
+  void enqueue(task_base* t, const task_options& o) { place(admit(o), t, o); }
+
+  /// enqueue()'s first half: the checks that may refuse a task (affinity,
+  /// closed pool: exceptions) and its pending count. Nothing is queued yet;
+  /// place() must follow. Returns the calling worker (nullptr: outside).
+  worker* admit(const task_options& o) {
     check_affinity(o);
     worker* w = current();
     if (w == nullptr) {
@@ -379,6 +384,12 @@ class basic_pool {
       // before the push that publishes the new task (see pending_count).
       w->add_accepted(w->accepted_count() + 1);
     }
+    return w;
+  }
+
+  /// enqueue()'s second half: queue an admitted task and wake a worker. Throws
+  /// only when a queue cannot grow (out of memory); the admission is undone.
+  void place(worker* w, task_base* t, const task_options& o) {
     try {
       if (o.affinity) {
         worker& target = at(*o.affinity);
@@ -1205,6 +1216,10 @@ struct pool_access {
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
+  /// enqueue() in two steps (task_group::run lists a task between them): admit() may refuse
+  /// (pool_closed, bad affinity) with nothing queued; place() fails only when out of memory.
+  static worker* admit(pool_type& p, const task_options& o) { return p.admit(o); }
+  static void place(pool_type& p, worker* w, task_base* t, const task_options& o) { p.place(w, t, o); }
   /// Pop the calling worker's own deque (counted as a local pop, like the worker loop's).
   static std::optional<task_base*> pop_own(worker& w) {
     std::optional<task_base*> t = w.deque.pop();

@@ -47,6 +47,7 @@ class basic_task_group {
   basic_task_group& operator=(const basic_task_group&) = delete;
   ~basic_task_group() {
     wait_all();
+    wait_for_waiters_to_leave();
     prune(true);
     if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(e);
   }
@@ -54,21 +55,36 @@ class basic_task_group {
   template <class F>
   void run(F&& f, task_options o = {}) {
     using T = detail::group_task<std::decay_t<F>, Sync>;
+    using access = detail::pool_access<Sync>;
     T* t = Sync::template make<T>(std::forward<F>(f), this, creator_);
     if (o.affinity) t->affinity = *o.affinity;
+    // Refused (pool closed, bad affinity): throws before anything is counted
+    // or listed; the task never runs (POOL-12).
+    typename access::worker* w;
+    try {
+      w = access::admit(pool_, o);
+    } catch (...) {
+      Sync::destroy(t);
+      throw;
+    }
     // [pool.G4] relaxed: 0 = no task of this group failed since the last
     // forget; a failure that happens-before this run() (a wait that took it)
     // is seen (coherence).
     if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0) forget_collected_error();
-    push_member(t);
-    // [pool.G1] relaxed: ordered before the task's decrement by the queue's
-    // publication (push release / steal acquire) or by the member list's mutex.
+    // Counted before it is listed: a wait may claim, run and complete it as
+    // soon as it is listed, and its decrement must not meet a count that
+    // lacks it (a wait would return while another task still runs).
+    // [pool.G1] relaxed: ordered before the task's decrement by the member
+    // list's push (release; a claim acquires it) or the queue's publication.
     state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
+    push_member(t);
     try {
-      detail::pool_access<Sync>::enqueue(pool_, t, o);
+      access::place(pool_, w, t, o);
     } catch (...) {
-      // Not queued: no entry will be dequeued; the list frees it later.
-      t->take_entry();
+      // Not queued (out of memory). A wait of this group may have claimed it
+      // from the list meanwhile: then it runs there and run() has succeeded
+      // after all. Otherwise it never runs: run() throws.
+      if ((t->take_entry() & member::started_bit) != 0) return;
       t->f.reset();
       t->mark_finished(true);
       complete(nullptr);
@@ -76,9 +92,22 @@ class basic_task_group {
     }
   }
 
+  /// Returns once every task run() so far has finished; rethrows the first
+  /// exception. The group may be destroyed as soon as one waiter returned,
+  /// while others are still waking: a waiter that did not find the group
+  /// done at once is counted inside (`inside_one`) until its last touch, and
+  /// the destructor waits for that count to drain.
   void wait() {
-    wait_all();
-    if (std::exception_ptr e = take_error()) std::rethrow_exception(e);
+    std::exception_ptr e;
+    if (done()) {
+      e = take_error();
+    } else {
+      enter();
+      wait_all();
+      e = take_error();
+      leave();
+    }
+    if (e) std::rethrow_exception(e);
   }
 
  private:
@@ -86,10 +115,34 @@ class basic_task_group {
   friend struct detail::group_task;
   friend struct detail::pool_access<Sync>;
 
+  // state_: | waiter bit | completers still notifying (15 bits) | waiters inside wait() (16 bits) |
+  //         | unfinished tasks (32 bits) |
   static constexpr std::uint64_t waiter_bit = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 40;  // completers still notifying
+  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 48;
   static constexpr std::uint64_t notifier_mask = waiter_bit - notifier_one;
-  static constexpr std::uint64_t count_mask = notifier_one - 1;
+  static constexpr std::uint64_t inside_one = std::uint64_t{1} << 32;
+  static constexpr std::uint64_t inside_mask = notifier_one - inside_one;
+  static constexpr std::uint64_t count_mask = inside_one - 1;
+
+  /// A waiter's first touch of the slow path.
+  void enter() noexcept {
+    // [pool.G9] relaxed: the count is only read by the destructor, after
+    // its own wait saw the group done; RMWs on state_ are totally ordered.
+    state_.fetch_add(inside_one, PILFER_SITE("pool.G9", relaxed));
+  }
+  /// A waiter's last touch of the group.
+  void leave() noexcept {
+    // [pool.G9] release: the waiter's reads of the group (list, error)
+    // happen before the destructor's free (acquire load below).
+    state_.fetch_sub(inside_one, PILFER_SITE("pool.G9", release));
+  }
+  /// Destructor: other waiters woken by the same completion are still
+  /// leaving (running, not blocked): wait until the last one is out.
+  void wait_for_waiters_to_leave() noexcept {
+    detail::backoff<Sync> b;
+    // [pool.G9] acquire: pairs with leave().
+    while ((state_.load(PILFER_SITE("pool.G9", acquire)) & inside_mask) != 0) b.snooze();
+  }
 
   // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
   // effects (and the kept exception) are visible once the count reads 0.
@@ -141,19 +194,22 @@ class basic_task_group {
 
   /// Under members_mu_: unlink `m` from `members_`; `prev` is the node before
   /// it (nullptr: it was the head when read). A failed head CAS means pushes
-  /// came in front of it: its predecessor is then one of them.
-  void unlink(member* prev, member* m) noexcept {
+  /// came in front of it: its predecessor is then one of them. Returns the
+  /// node now before m's successor (nullptr: the successor is the head), so
+  /// a walk goes on in constant time per node however many pushes came in.
+  member* unlink(member* prev, member* m) noexcept {
     if (prev == nullptr) {
       member* expected = m;
       // [pool.G8] acquire on failure: the pushed nodes' `next` links are read below.
       if (members_.compare_exchange_strong(expected, m->next.read(), PILFER_SITE("pool.G8", acq_rel),
                                            PILFER_SITE("pool.G8", acquire))) {
-        return;
+        return nullptr;
       }
       prev = expected;
       while (prev->next.read() != m) prev = prev->next.read();
     }
     prev->next.write() = m->next.read();
+    return prev;
   }
 
   /// Under members_mu_: free the members of `started_` that are reclaimable.
@@ -173,15 +229,16 @@ class basic_task_group {
   }
 
   /// Under members_mu_: move a started member off `members_` (free it if
-  /// reclaimable, else onto `started_`).
-  void retire(member* prev, member* m) noexcept {
-    unlink(prev, m);
+  /// reclaimable, else onto `started_`). Returns unlink()'s predecessor.
+  member* retire(member* prev, member* m) noexcept {
+    prev = unlink(prev, m);
     if (m->reclaimable()) {
       m->fn(m, detail::task_op::destroy, nullptr);
     } else {
       m->next.write() = started_.read();
       started_.write() = m;
     }
+    return prev;
   }
 
   /// Claim one member that has not started and that `worker_index` may run
@@ -195,7 +252,7 @@ class basic_task_group {
     while (m != nullptr) {
       member* const after = m->next.read();
       if (m->started()) {
-        retire(prev, m);
+        prev = retire(prev, m);
       } else if ((m->affinity == ~0u || m->affinity == worker_index) && m->claim()) {
         retire(prev, m);
         return m;
@@ -219,7 +276,7 @@ class basic_task_group {
     while (m != nullptr) {
       member* const after = m->next.read();
       if (m->started()) {
-        retire(prev, m);
+        prev = retire(prev, m);
       } else {
         prev = m;
       }
