@@ -501,7 +501,7 @@ struct group_claim_orphan : scenario {
   void before() override { pool.make(2, 1); }
   void thread(unsigned) override {
     {
-      pilfer::basic_task_group<Sy> g(*pool.operator->());
+      pilfer::basic_task_group<Sy> g(*pool);
       g.run([this] { a_ran.hit(); });
       pilfer::task_options high;
       high.priority = pilfer::task_priority::high;
