@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 export CCACHE_DIR="${CCACHE_DIR:-$PWD/.cache/ccache}"
 JOBS="${PILFER_JOBS:-$(nproc)}"
-ASAN_MODEL_EXECUTIONS="${PILFER_ASAN_MODEL_EXECUTIONS:-50}"
+ASAN_MODEL_EXECUTIONS="${PILFER_ASAN_MODEL_EXECUTIONS:-30}"
 STAGES="${PILFER_TEST_STAGES:-dev tsan asan fuzz consumer}"
 declare -a timing=()
 
