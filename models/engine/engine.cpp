@@ -850,7 +850,7 @@ void checker::switch_to(std::uint32_t t) {
     const std::size_t slot = t;
     while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
 #if defined(PILFER_MODEL_ASAN)
-    // an abandoned fiber of the previous execution left its frames' poison behind
+    // a stranded fiber of an earlier execution left its frames' poison behind
     __asan_unpoison_memory_region(stacks_[slot].get(), stack_size);
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)

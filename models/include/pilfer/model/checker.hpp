@@ -147,7 +147,8 @@ struct result {
   /// Executions whose threads could not all be run to their end after the execution was cut
   /// short: a thread stopped at a failure or a false assume(), or the others then waited for
   /// it for good. Their stack frames were abandoned, and what those frames own is leaked (see
-  /// models/README.md, "finishing an execution"). 0 when no execution failed or was blocked.
+  /// models/README.md, "finishing an execution"). 0 when none failed or was blocked, unless
+  /// the rest of a cut execution could not end (deadlocked, or ran past its budget).
   std::size_t abandoned = 0;
   bool complete = false;       ///< the whole space was covered within the stated bounds
   double seconds = 0;
