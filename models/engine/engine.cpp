@@ -21,6 +21,27 @@
 //   with rf named as (thread key, index), per-location mo lists, thread keys derived from
 //   creation ancestry, location keys from (creating thread, creation counter)); a state seen
 //   before is not explored again. Random mode draws every decision from a seeded PRNG.
+//
+// Finishing an execution (loom never needs this: its executions always run to the end)
+//   An execution is cut short at a memoised state, in another shard's part, where no consistent
+//   choice is left, at a false assume() or at a failure, with threads in the middle of their
+//   code. Their frames own memory and objects (a pool's workers, its heap) that only the code
+//   after the cut releases, so the checker runs that code: each unfinished thread is resumed
+//   where it stopped and goes on in FINISHING mode, round-robin, until every thread has ended.
+//   Finishing explores nothing and records nothing: atomics read and write their mo-latest value
+//   (sequentially consistent), a wait, join or lock pauses the thread until its condition holds,
+//   yields and spin hints pause it, fences and notifies do nothing, and no check is made. The
+//   main thread skips the scenario's threads() and after() when the cut came before them.
+//   Unwinding by an exception was rejected: the cut lands anywhere, often inside noexcept code
+//   (a task's invoke, a destructor that joins), where a throw calls std::terminate, and the
+//   catch (...) of a task would swallow it.
+//   A thread that found a failure or a false assume() is STRANDED: never resumed (its code
+//   cannot go on past that point). After a failure nothing is finished (the code past a bug may
+//   do real damage): every thread is stranded. Threads that cannot finish (waiting for a
+//   stranded one: a round of every thread without a write, a start or an end; or past their
+//   budget of operations) are stranded too, and the scenario object, if the main thread did not
+//   destroy it, is destroyed on one more fiber, in finishing mode. What stranded frames own is
+//   leaked; result::abandoned counts the executions that left any.
 #include "engine.hpp"
 
 #include <algorithm>
@@ -50,10 +71,11 @@ scenario::~scenario() = default;
 
 std::string result::summary() const {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s model=%s executions=%zu blocked=%zu states=%zu %s %.3fs%s%s%s", ok ? "ok" : "FAIL",
+  std::snprintf(buf, sizeof buf, "%s model=%s executions=%zu blocked=%zu states=%zu %s %.3fs%s%s%s%s", ok ? "ok" : "FAIL",
                 to_string(model), executions, blocked, states, complete ? "complete" : "incomplete", seconds,
                 ok ? "" : " kind=", ok ? "" : kind.c_str(),
-                races.empty() ? "" : (" races=" + std::to_string(races.size())).c_str());
+                races.empty() ? "" : (" races=" + std::to_string(races.size())).c_str(),
+                abandoned == 0 ? "" : (" abandoned=" + std::to_string(abandoned)).c_str());
   return buf;
 }
 
@@ -137,7 +159,7 @@ class checker;
 checker* g = nullptr;  // the running check
 
 // A failure ends the execution: the message temporaries die with the full-expression that
-// records them, before the fiber is abandoned (abandoned frames are never unwound).
+// records them, before the fiber is stranded (stranded frames are never unwound).
 #define PILFER_MODEL_FAIL(kind, message) \
   do {                                   \
     record_failure(kind, message);       \
@@ -153,7 +175,12 @@ class checker {
   result run();
 
   // --- hooks used by the detail:: entry points (called on fibers) ---
+  /// Exploring: operations are events.
   bool live() const noexcept { return running_ && !over_; }
+  /// The execution is over and its threads are being run to their end (see "Finishing").
+  bool finishing() const noexcept { return finishing_; }
+  /// live() or finishing(): a modelled thread is running.
+  bool engaged() const noexcept { return live() || finishing_; }
   std::uint32_t new_location(location::kind_t k, const void* addr, std::uint64_t init, bool initialised,
                              detail::value_info info, const std::source_location& src);
   void end_location(std::uint32_t id) noexcept;
@@ -176,12 +203,14 @@ class checker {
   void* alloc(std::size_t bytes, std::size_t align, bool array, const char* what, const std::source_location& src);
   bool check_free(const void* p, bool array, const std::source_location& src);
   void release(void* p) noexcept;
-  /// Record a failure (arguments are destroyed before the fiber is abandoned: no leak).
+  /// Record a failure (arguments are destroyed before the fiber is stranded: no leak).
   void record_failure(std::string kind, std::string message);
-  /// End the execution from a fiber: switch to the scheduler for good.
+  /// End the execution from a fiber that found a failure; the fiber is stranded.
   [[noreturn]] void abandon();
-  /// assume(false): the execution is blocked (not an error).
+  /// assume(false): the execution is blocked (not an error); the fiber is stranded.
   [[noreturn]] void block();
+  /// This thread stops here for good: it is never resumed, its frames are never unwound.
+  [[noreturn]] void strand();
   std::size_t execution_index() const noexcept { return exec_index_; }
 
  private:
@@ -195,9 +224,28 @@ class checker {
   void cleanup_execution();
   void main_body();
   static void fiber_entry();
-  void switch_to_scheduler();
+  /// `for_good`: the fiber ended or is stranded (ASan may free its fake stack).
+  void switch_to_scheduler(bool for_good = false);
   void switch_to(std::uint32_t t);
-  void begin_op(const std::source_location& src);  // scheduling point before a visible op
+  /// Scheduling point before a visible operation. false: the execution was cut short while
+  /// this thread waited here; the caller performs the operation in finishing mode.
+  [[nodiscard]] bool begin_op(const std::source_location& src);
+  /// No consistent choice here (pruned): end the execution; returns once this thread is
+  /// resumed to finish, and the caller performs its operation in finishing mode.
+  void cut_here();
+
+  // finishing (see "Finishing an execution")
+  bool finish_execution();  // false: some thread was stranded
+  void finish_threads();    // round-robin until every thread ended or none can go on (stranded)
+  void strand_unfinished();
+  void finishing_op();      // counts the thread's operations against its budget
+  void finishing_pause();   // lets the other threads run
+  detail::access_result finish_access(std::uint32_t id, const detail::access& a);
+  void finish_wait(std::uint32_t id, std::uint64_t old);
+  void finish_join(std::uint32_t t);
+  void finish_lock(std::uint32_t id);
+  bool finish_try_lock(std::uint32_t id);
+  void finish_unlock(std::uint32_t id);
   bool enabled(std::uint32_t t) const;
   std::uint32_t choose(std::uint32_t n);
   std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
@@ -241,6 +289,8 @@ class checker {
 
   // per execution
   bool running_ = false, over_ = false;
+  bool finishing_ = false;
+  std::size_t finish_progress_ = 0;  // finishing: writes, locks, unlocks, thread starts and ends
   std::uint32_t cur_ = 0;
   std::vector<mthread> threads_;
   std::vector<event> events_;
@@ -480,7 +530,7 @@ result checker::run() {
 
 void checker::reset_execution() {
   threads_.clear();
-  threads_.reserve(max_threads);
+  threads_.reserve(max_threads + 1);  // + the fiber that may destroy the scenario when finishing
   events_.clear();
   events_.reserve(512);
   locs_.clear();
@@ -491,6 +541,8 @@ void checker::reset_execution() {
   shard_ = -1;
   force_latest_ = false;
   over_ = false;
+  finishing_ = false;
+  finish_progress_ = 0;
   depth_ = 0;
   last_run_ = none;
   preemptions_ = 0;
@@ -498,13 +550,8 @@ void checker::reset_execution() {
 }
 
 void checker::cleanup_execution() {
-  // Tear down: if the run was cut short, destroy the scenario object with the engine in
-  // pass-through mode (atomic loads return the mo-last value, nothing is recorded).
   over_ = true;
-  if (scenario_) {
-    cur_ = 0;
-    scenario_.reset();
-  }
+  if (!finish_execution()) ++res_.abandoned;
   running_ = false;
   for (auto& [p, r] : regions_) ::operator delete(const_cast<void*>(p), std::align_val_t(r.align));
   regions_.clear();
@@ -723,6 +770,7 @@ void checker::fiber_entry() {
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &c.sched_bottom_, &c.sched_size_);
 #endif
+  if (c.finishing_) ++c.finish_progress_;
   if (c.cur_ == 0)
     c.main_body();
   else
@@ -732,26 +780,33 @@ void checker::fiber_entry() {
 
 void checker::finish_thread() {
   mthread& th = threads_[cur_];
-  event e = make_event(ek::finish, none, std::source_location::current());
-  compute_views(e, th);
-  const auto gid = add_event(e, none);
-  commit(gid);
+  if (live()) {
+    event e = make_event(ek::finish, none, std::source_location::current());
+    compute_views(e, th);
+    const auto gid = add_event(e, none);
+    commit(gid);
+    for (auto& o : threads_)  // a spinner may be waiting for this thread to finish
+      if (o.status == tstatus::yielded) o.status = tstatus::runnable;
+  } else {
+    ++finish_progress_;
+  }
   th.status = tstatus::finished;
-  for (auto& o : threads_)  // a spinner may be waiting for this thread to finish
-    if (o.status == tstatus::yielded) o.status = tstatus::runnable;
-  switch_to_scheduler();
+  switch_to_scheduler(true);
   std::abort();  // never resumed
 }
 
+/// The main thread. Finishing an execution cut short before the scenario's threads started
+/// (or before after()) skips them: only the scenario's destruction is left to run.
 void checker::main_body() {
   scenario_ = make_();
   scenario_->before();
   scenario* s = scenario_.get();
   main_threads_.clear();
-  main_threads_.reserve(max_threads);  // a member: this frame may be abandoned
-  for (unsigned i = 0; i < s->threads(); ++i) main_threads_.emplace_back([s, i] { s->thread(i); });
+  main_threads_.reserve(max_threads);  // a member: this frame may be stranded
+  if (live())
+    for (unsigned i = 0; i < s->threads(); ++i) main_threads_.emplace_back([s, i] { s->thread(i); });
   for (auto& t : main_threads_) t.join();
-  scenario_->after();
+  if (live()) scenario_->after();
   scenario_.reset();
 }
 
@@ -795,7 +850,7 @@ void checker::switch_to(std::uint32_t t) {
     const std::size_t slot = t;
     while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
 #if defined(PILFER_MODEL_ASAN)
-    // an abandoned fiber of the previous execution left its frames' poison behind
+    // a stranded fiber of an earlier execution left its frames' poison behind
     __asan_unpoison_memory_region(stacks_[slot].get(), stack_size);
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
@@ -826,10 +881,13 @@ void checker::switch_to(std::uint32_t t) {
 #endif
 }
 
-void checker::switch_to_scheduler() {
+void checker::switch_to_scheduler(bool for_good) {
 #if defined(PILFER_MODEL_ASAN)
   void* fake = nullptr;
-  __sanitizer_start_switch_fiber(&fake, sched_bottom_, sched_size_);
+  // leaving for good: null lets ASan free this fiber's fake stack
+  __sanitizer_start_switch_fiber(for_good ? nullptr : &fake, sched_bottom_, sched_size_);
+#else
+  (void)for_good;
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
   pilfer_model_switch(&threads_[cur_].sp, sched_sp_);
@@ -841,11 +899,18 @@ void checker::switch_to_scheduler() {
 #endif
 }
 
-void checker::begin_op(const std::source_location&) {
+bool checker::begin_op(const std::source_location&) {
   mthread& th = threads_[cur_];
   if (th.events.size() > opt_.max_steps)
     PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
                          " events without finishing (spinning without progress?)");
+  switch_to_scheduler();
+  return live();
+}
+
+void checker::cut_here() {
+  pruned_ = true;
+  over_ = true;
   switch_to_scheduler();
 }
 
@@ -861,16 +926,113 @@ void checker::record_failure(std::string kind, std::string message) {
 }
 
 void checker::block() {
-  blocked_ = true;
+  if (live()) blocked_ = true;  // (finishing: the thread just cannot go on)
   over_ = true;
-  switch_to_scheduler();
-  std::abort();  // never resumed
+  strand();
 }
 
 void checker::abandon() {
   over_ = true;
+  strand();
+}
+
+void checker::strand() {
+  threads_[cur_].status = tstatus::stranded;
+  switch_to_scheduler(true);
+  std::abort();  // a stranded fiber is never resumed
+}
+
+// -------------------------------------------------------------------------------------------
+// Finishing an execution (file comment): the scheduler side, then the operations as a thread
+// performs them while finishing.
+// -------------------------------------------------------------------------------------------
+bool checker::finish_execution() {
+  finishing_ = true;
+  if (failed_) strand_unfinished();  // the code past a bug is not run
+  finish_threads();
+  if (scenario_) {
+    // the main thread was stranded before destroying the scenario: one more fiber does it
+    const auto t = static_cast<std::uint32_t>(threads_.size());
+    threads_.emplace_back();
+    threads_[t].key = combine(threads_[0].key, ~std::uint64_t{0});
+    auto destroy = [this] { scenario_.reset(); };
+    threads_[t].body = std::make_unique<detail::task_of<decltype(destroy)>>(std::move(destroy));
+    finish_threads();
+  }
+  finishing_ = false;
+  return std::none_of(threads_.begin(), threads_.end(), [](const mthread& th) { return th.status == tstatus::stranded; });
+}
+
+void checker::finish_threads() {
+  for (;;) {
+    const std::size_t progress = finish_progress_;
+    bool unfinished = false;
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {  // (threads started meanwhile run too)
+      if (threads_[t].status == tstatus::finished || threads_[t].status == tstatus::stranded) continue;
+      unfinished = true;
+      switch_to(t);  // until it pauses, ends or is stranded
+    }
+    if (!unfinished) return;
+    if (finish_progress_ == progress) {  // every thread paused without a change: none can go on
+      strand_unfinished();
+      return;
+    }
+  }
+}
+
+void checker::strand_unfinished() {
+  for (auto& th : threads_)
+    if (th.status != tstatus::finished) th.status = tstatus::stranded;
+}
+
+void checker::finishing_op() {
+  // a generous multiple of the explored bound: finishing runs code the exploration did not reach
+  if (++threads_[cur_].finishing_ops > 8 * opt_.max_steps + 1024) strand();
+}
+
+void checker::finishing_pause() {
+  finishing_op();
   switch_to_scheduler();
-  std::abort();  // an abandoned fiber is never resumed
+}
+
+detail::access_result checker::finish_access(std::uint32_t id, const detail::access& a) {
+  finishing_op();
+  const detail::access_result r = passthrough(id, a);
+  if (a.is_write && (!a.cas || r.success)) ++finish_progress_;
+  return r;
+}
+
+void checker::finish_wait(std::uint32_t id, std::uint64_t old) {
+  const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
+  while ((locs_[id].last_value & mask) == (old & mask)) finishing_pause();
+}
+
+void checker::finish_join(std::uint32_t t) {
+  while (threads_[t].status != tstatus::finished) finishing_pause();
+}
+
+void checker::finish_lock(std::uint32_t id) {
+  while (locs_[id].owner != none) finishing_pause();
+  finishing_op();
+  locs_[id].owner = cur_;
+  locs_[id].last_value = 1;
+  ++finish_progress_;
+}
+
+bool checker::finish_try_lock(std::uint32_t id) {
+  finishing_op();
+  if (locs_[id].owner != none) return false;
+  locs_[id].owner = cur_;
+  locs_[id].last_value = 1;
+  ++finish_progress_;
+  return true;
+}
+
+void checker::finish_unlock(std::uint32_t id) {
+  finishing_op();
+  locs_[id].owner = none;
+  locs_[id].last_value = 0;
+  ++finish_progress_;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -1243,6 +1405,8 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
 // -------------------------------------------------------------------------------------------
 /// Choose (and add) a read / RMW event. Candidates: writes at mo positions >= the coherence
 /// bound, not already read by an RMW (atomicity) if this becomes an RMW, filtered by psc.
+/// Returns `none` when no candidate is consistent: the execution was cut here, and the
+/// caller finishes its operation (this thread was resumed to finish the execution).
 std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, std::uint32_t lid, bool is_cas,
                                    std::uint64_t expected, const detail::access* a, std::uint64_t* value,
                                    bool* success) {
@@ -1333,7 +1497,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       e = good[choose_recorded(aux)];
     }
   }
-  if (pruned_) abandon();  // no consistent source: (the vectors above are gone)
+  if (pruned_) {  // no consistent source
+    cut_here();
+    return none;
+  }
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
   const auto gid = add_event(e, pos);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
@@ -1351,7 +1518,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
 }
 
 /// Choose (and add) a plain write: any mo position after the coherence bound that does not
-/// split an RMW from the write it read.
+/// split an RMW from the write it read. `none`: cut here, as for read_choose.
 std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   location& l = locs_[lid];
   mthread& th = threads_[cur_];
@@ -1380,10 +1547,8 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     if (fine) good.push_back(p);
   }
   if (good.empty()) {
-    pruned_ = true;
-    std::vector<std::uint32_t>().swap(good);
-    std::vector<std::uint32_t>().swap(positions);
-    abandon();
+    cut_here();
+    return none;
   }
   const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
   const auto gid = add_event(proto, p);
@@ -1413,8 +1578,13 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   l.key = combine(th.key, ++th.locs);
   l.file = src.file_name();
   l.line = src.line();
-  locs_.push_back(std::move(l));
   const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
+  if (finishing_) {  // no event: the location only holds its value
+    l.last_value = init & mask;
+    locs_.push_back(std::move(l));
+    return id;
+  }
+  locs_.push_back(std::move(l));
   event e = make_event(k == location::cell_loc ? ek::cell_init : (initialised ? ek::init : ek::uninit), id, src);
   if (k != location::cell_loc) {
     e.wr = true;
@@ -1451,24 +1621,37 @@ void checker::end_location(std::uint32_t id) noexcept {
   l.alive = false;
 }
 
+/// An access performed on the mo-latest value, recording nothing (finishing an execution, and
+/// destructors run after it).
 detail::access_result checker::passthrough(std::uint32_t id, const detail::access& a) {
   if (id >= locs_.size()) return {0, false};
   location& l = locs_[id];
-  const std::uint64_t old = l.last_value;
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  const std::uint64_t old = l.last_value & mask;
   if (a.cas) {
-    if (old == a.expected) {
-      l.last_value = a.operand;
+    if (old == (a.expected & mask)) {
+      l.last_value = a.operand & mask;
       return {old, true};
     }
     return {old, false};
   }
-  if (a.is_write) l.last_value = a.operand;
+  if (!a.is_write) return {old, true};
+  std::uint64_t nv = a.operand;
+  switch (a.op) {
+    case detail::rmw_op::add: nv = old + a.operand; break;
+    case detail::rmw_op::sub: nv = old - a.operand; break;
+    case detail::rmw_op::bit_or: nv = old | a.operand; break;
+    case detail::rmw_op::bit_and: nv = old & a.operand; break;
+    default: break;  // store, exchange
+  }
+  l.last_value = nv & mask;
   return {old, true};
 }
 
 detail::access_result checker::access(std::uint32_t id, const detail::access& a, const std::source_location& src) {
+  if (finishing_) return finish_access(id, a);
   if (!live()) return passthrough(id, a);
-  begin_op(src);
+  if (!begin_op(src)) return finish_access(id, a);
   location& l = locs_[id];
   if (!l.alive)
     PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
@@ -1484,7 +1667,7 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   if (!a.is_write) {  // load
     e.acq = is_acquire(o);
     std::uint64_t v = 0;
-    read_choose(e, nullptr, id, false, 0, nullptr, &v, nullptr);
+    if (read_choose(e, nullptr, id, false, 0, nullptr, &v, nullptr) == none) return finish_access(id, a);
     r.value = v;
     return r;
   }
@@ -1493,7 +1676,7 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
     e.rel = is_release(o);
     const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
     e.wval = a.operand & mask;
-    write_choose(e, id);
+    if (write_choose(e, id) == none) return finish_access(id, a);
     after_write(cur_);
     return r;
   }
@@ -1519,20 +1702,20 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
     f.acq = is_acquire(fo);
     f.rel = false;
     f.sc = fo == std::memory_order_seq_cst;
-    read_choose(e, &f, id, true, a.expected, &a, &v, &ok);
+    if (read_choose(e, &f, id, true, a.expected, &a, &v, &ok) == none) return finish_access(id, a);
     r.value = v;
     r.success = ok;
     if (ok) after_write(cur_);
     return r;
   }
-  read_choose(e, nullptr, id, false, 0, &a, &v, &ok);
+  if (read_choose(e, nullptr, id, false, 0, &a, &v, &ok) == none) return finish_access(id, a);
   after_write(cur_);
   r.value = v;
   return r;
 }
 
 void checker::fence(order_site s, const std::source_location& src) {
-  begin_op(src);
+  if (!live() || !begin_op(src)) return;  // finishing: fences order nothing
   bool weakened = false;
   const std::memory_order o = effective(s, &weakened);
   event e = make_event(ek::fence, none, src);
@@ -1548,8 +1731,8 @@ void checker::fence(order_site s, const std::source_location& src) {
   if (psc_needed(events_[gid], true) && !psc_ok(gid, &edges)) {
     // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
     remove_last_event();
-    pruned_ = true;
-    abandon();
+    cut_here();
+    return;
   }
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
@@ -1629,6 +1812,7 @@ void checker::mutex_misuse_check(std::uint32_t id, const char* op, const std::so
 }
 
 void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
+  if (!live()) return finish_lock(id);
   mutex_misuse_check(id, "locked", src);
   if (locs_[id].owner == cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " locked mutex L" + std::to_string(id) +
@@ -1636,8 +1820,9 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   mthread& th = threads_[cur_];
   th.pend = pending::lock;
   th.pend_arg = id;
-  begin_op(src);
+  const bool explored = begin_op(src);
   th.pend = pending::idle;
+  if (!explored) return finish_lock(id);
   event e = make_event(ek::lock, id, src);
   e.order = e.declared = std::memory_order_acquire;
   e.acq = true;
@@ -1649,17 +1834,18 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   std::uint64_t v = 0;
   bool ok = false;
   force_latest_ = true;
-  read_choose(e, nullptr, id, false, 0, &a, &v, &ok);
+  if (read_choose(e, nullptr, id, false, 0, &a, &v, &ok) == none) return finish_lock(id);
   locs_[id].owner = cur_;
   after_write(cur_);
 }
 
 bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) {
+  if (!live()) return finish_try_lock(id);
   mutex_misuse_check(id, "try_locked", src);
   if (locs_[id].owner == cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " try_locked mutex L" + std::to_string(id) +
                                           " it already holds, at " + where(src));
-  begin_op(src);
+  if (!begin_op(src)) return finish_try_lock(id);
   location& l = locs_[id];
   const bool free = events_[l.mo.back()].wval == 0;
   event e = make_event(free ? ek::lock : ek::trylock_fail, id, src);
@@ -1672,7 +1858,7 @@ bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) 
   std::uint64_t v = 0;
   bool ok = false;
   force_latest_ = true;
-  read_choose(e, nullptr, id, false, 0, free ? &a : nullptr, &v, &ok);
+  if (read_choose(e, nullptr, id, false, 0, free ? &a : nullptr, &v, &ok) == none) return finish_try_lock(id);
   if (free) {
     locs_[id].owner = cur_;
     after_write(cur_);
@@ -1681,30 +1867,32 @@ bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) 
 }
 
 void checker::mutex_unlock(std::uint32_t id, const std::source_location& src) {
+  if (!live()) return finish_unlock(id);
   mutex_misuse_check(id, "unlocked", src);
   if (const auto owner = locs_[id].owner; owner != cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " unlocked mutex L" + std::to_string(id) + " (created at " +
                                           locs_[id].file + ":" + std::to_string(locs_[id].line) + ") " +
                                           (owner == none ? std::string("that is not locked") : "held by t" + std::to_string(owner)) +
                                           ", at " + where(src));
-  begin_op(src);
+  if (!begin_op(src)) return finish_unlock(id);
   event e = make_event(ek::unlock, id, src);
   e.order = e.declared = std::memory_order_release;
   e.rel = true;
   e.wval = 0;
-  write_choose(e, id);
+  if (write_choose(e, id) == none) return finish_unlock(id);
   locs_[id].owner = none;
   after_write(cur_);
 }
 
 void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
-  if (!live()) return;
   const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
   for (;;) {
+    if (!live()) return finish_wait(id, old);
     detail::access a;
     a.site = s;
     const auto r = access(id, a, src);
     if ((r.value & mask) != (old & mask)) return;
+    if (!live()) return finish_wait(id, old);  // cut short before the load
     mthread& th = threads_[cur_];
     const std::uint32_t x = events_[th.events.back()].rf;
     // [atomics.wait]: a notify N already made unblocks this wait if a store Y on the
@@ -1739,8 +1927,7 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
 }
 
 void checker::notify(std::uint32_t id, bool all, const std::source_location& src) {
-  if (!live()) return;
-  begin_op(src);
+  if (!live() || !begin_op(src)) return;  // finishing: a waiter re-checks by itself
   event e = make_event(ek::notify, id, src);
   compute_views(e, threads_[cur_]);
   // eligible waiters: blocked on id having read X, with some store Y to id, X mo-before Y,
@@ -1774,9 +1961,10 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
 
 unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_location& src) {
   // not a scheduling point: the child only becomes runnable (and `body` must not be left in
-  // an abandoned frame)
+  // a stranded frame)
   if (threads_.size() >= max_threads) {
     body.reset();
+    if (finishing_) strand();
     PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_threads) + " threads");
   }
   const auto child = static_cast<std::uint32_t>(threads_.size());
@@ -1786,6 +1974,11 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   th.rng = mix64(th.key);
   th.parent = cur_;
   th.body = std::move(body);
+  if (finishing_) {
+    threads_.push_back(std::move(th));  // (reserved: `parent` stays valid)
+    ++finish_progress_;
+    return child;
+  }
   event e = make_event(ek::spawn, none, src);
   e.other = child;
   compute_views(e, parent);
@@ -1797,11 +1990,13 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
 }
 
 void checker::join(unsigned t, const std::source_location& src) {
+  if (!live()) return finish_join(t);
   mthread& th = threads_[cur_];
   th.pend = pending::join;
   th.pend_arg = t;
-  begin_op(src);
+  const bool explored = begin_op(src);
   th.pend = pending::idle;
+  if (!explored) return finish_join(t);
   event e = make_event(ek::join, none, src);
   e.other = t;
   compute_views(e, th);
@@ -1811,7 +2006,8 @@ void checker::join(unsigned t, const std::source_location& src) {
 }
 
 void checker::yield(const std::source_location& src, bool spin) {
-  begin_op(src);
+  if (!live()) return finishing_pause();
+  if (!begin_op(src)) return;  // (the pause happened)
   mthread& th = threads_[cur_];
   event e = make_event(ek::yield, none, src);
   e.tag = spin ? "spin_hint" : "yield";
@@ -1933,6 +2129,10 @@ std::string checker::trace() const {
 // Public API and detail:: entry points
 // -------------------------------------------------------------------------------------------
 using engine::g;
+namespace {
+/// A modelled thread is running: exploring, or finishing an execution that was cut short.
+bool engaged() noexcept { return g && g->engaged(); }
+}  // namespace
 
 result check(std::function<std::unique_ptr<scenario>()> make, const options& o) {
   if (g) {
@@ -1948,14 +2148,14 @@ std::size_t current_execution_index() { return g ? g->execution_index() : 0; }
 bool in_execution() noexcept { return g && g->live(); }
 
 void assume(bool cond) {
-  if (!cond && in_execution()) g->block();
+  if (!cond && engaged()) g->block();
 }
 
 namespace detail {
 
 std::uint32_t new_atomic(const void* addr, std::uint64_t init, bool initialised, value_info info,
                          const std::source_location& src) {
-  if (!in_execution()) return no_location;
+  if (!engaged()) return no_location;
   return g->new_location(engine::location::atomic_loc, addr, init, initialised, info, src);
 }
 void end_location(std::uint32_t id) noexcept {
@@ -1965,7 +2165,7 @@ access_result atomic_access(std::uint32_t id, const access& a, const std::source
   return g->access(id, a, src);
 }
 void atomic_wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
-  if (g) g->wait(id, old, s, src);
+  if (engaged()) g->wait(id, old, s, src);
 }
 void atomic_notify(std::uint32_t id, bool all, const std::source_location& src) {
   if (g) g->notify(id, all, src);
@@ -1974,43 +2174,43 @@ void fence(order_site s, const std::source_location& src) {
   if (in_execution()) g->fence(s, src);
 }
 std::uint32_t new_cell(const void* addr, const std::source_location& src) {
-  if (!in_execution()) return no_location;
+  if (!engaged()) return no_location;
   return g->new_location(engine::location::cell_loc, addr, 0, true, value_info{64, false, false}, src);
 }
 void cell_access(std::uint32_t id, bool write, const std::source_location& src) {
   if (g) g->cell_access(id, write, src);
 }
 std::uint32_t new_mutex(const void* addr, const std::source_location& src) {
-  if (!in_execution()) return no_location;
+  if (!engaged()) return no_location;
   return g->new_location(engine::location::mutex_loc, addr, 0, true, value_info{8, false, false}, src);
 }
 void mutex_lock(std::uint32_t id, const std::source_location& src) {
-  if (in_execution()) g->mutex_lock(id, src);
+  if (engaged()) g->mutex_lock(id, src);
 }
 bool mutex_try_lock(std::uint32_t id, const std::source_location& src) {
-  return !in_execution() || g->mutex_try_lock(id, src);
+  return !engaged() || g->mutex_try_lock(id, src);
 }
 void mutex_unlock(std::uint32_t id, const std::source_location& src) {
-  if (in_execution()) g->mutex_unlock(id, src);
+  if (engaged()) g->mutex_unlock(id, src);
 }
 unsigned spawn(std::unique_ptr<task> t, const std::source_location& src) {
-  if (!in_execution()) {
+  if (!engaged()) {
     std::fprintf(stderr, "pilfer model: checker_sync::thread created outside a model execution\n");
     std::abort();
   }
   return g->spawn(std::move(t), src);
 }
 void join(unsigned t, const std::source_location& src) {
-  if (in_execution()) g->join(t, src);
+  if (engaged()) g->join(t, src);
 }
 void spin_hint(const std::source_location& src) {
-  if (in_execution()) g->yield(src, true);
+  if (engaged()) g->yield(src, true);
 }
 void yield(const std::source_location& src) {
-  if (in_execution()) g->yield(src, false);
+  if (engaged()) g->yield(src, false);
 }
 std::uint64_t random(std::uint64_t bound) {
-  if (in_execution()) return g->random(bound);
+  if (engaged()) return g->random(bound);
   static std::uint64_t s = 0x9E3779B97F4A7C15ull;
   s = engine::mix64(s + 1);
   return bound == 0 ? s : s % bound;
@@ -2024,7 +2224,7 @@ unsigned thread_id() noexcept { return g ? g->thread_id() : 0u; }
 
 void* tracked_alloc(std::size_t bytes, std::size_t align, std::size_t, bool array, const char* what,
                     const std::source_location& src) {
-  if (!in_execution()) return ::operator new(bytes, std::align_val_t(align));
+  if (!engaged()) return ::operator new(bytes, std::align_val_t(align));
   return g->alloc(bytes, align, array, what, src);
 }
 bool tracked_check_free(const void* p, bool array, const std::source_location& src) {
@@ -2040,7 +2240,8 @@ void tracked_release(void* p) noexcept {
 }
 
 void assertion_failed(const char* expr, const char* file, int line) {
-  {  // the strings die here: the fiber's frame is abandoned below
+  if (g && g->finishing()) g->strand();  // nothing is checked while finishing: the thread stops here
+  {  // the strings die here: the fiber's frame is stranded below
     std::string f = file;
     const auto slash = f.rfind('/');
     if (slash != std::string::npos) f = f.substr(slash + 1);

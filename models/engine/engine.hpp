@@ -88,7 +88,9 @@ struct location {
   std::uint32_t owner = 0xFFFFFFFFu;  // mutex: the thread holding it (none = free)
 };
 
-enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished };
+/// `stranded`: the thread stopped for good where it found a failure or a false assume(); it is
+/// never resumed, not even to finish the execution (see "Finishing an execution" in engine.cpp).
+enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished, stranded };
 enum class pending : std::uint8_t { idle, lock, join };
 
 struct mthread {
@@ -114,6 +116,7 @@ struct mthread {
   std::vector<std::uint32_t> spin_locs;
   std::uint32_t wait_loc = none, wait_x = none;
   std::uint32_t fresh_loc = none;  // woken waiter: next read of this location reads the latest
+  std::size_t finishing_ops = 0;   // operations performed while the execution is being finished
 };
 
 struct region {
@@ -141,9 +144,5 @@ struct decision {
   std::uint32_t aux = 0xFFFFFFFFu;
 };
 
-/// Thrown nowhere: failures switch back to the scheduler and the fiber is abandoned.
-struct failure {
-  std::string kind, message;
-};
 
 }  // namespace pilfer::model::engine

@@ -5,6 +5,7 @@
 #include <pilfer/testing/seed.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,11 +45,40 @@ struct command {
   std::map<std::string, std::memory_order> weaken;
   std::optional<memory_model> model;
   std::optional<std::pair<unsigned, unsigned>> shard;
+  std::optional<std::size_t> executions;  // budget: --executions=N, else PILFER_MODEL_EXECUTIONS=N
 };
+
+/// A positive execution budget, or one line on stderr (`what` names where it came from) and nothing.
+std::optional<std::size_t> parse_executions(const char* what, std::string_view text) {
+  const auto v = pilfer::testing::parse_u64(text);
+  if (!v || *v == 0) {
+    std::fprintf(stderr, "error: %s expects a positive decimal number of executions, got '%.*s'\n", what,
+                 static_cast<int>(text.size()), text.data());
+    return std::nullopt;
+  }
+  return static_cast<std::size_t>(*v);
+}
+
+/// Lowers `o`'s bound to `budget` executions (random: samples; exhaustive: complete executions,
+/// after which the check stops incomplete). True when that lowered it.
+bool apply_budget(options& o, std::size_t budget) noexcept {
+  if (o.how == mode::random) {
+    if (o.iterations <= budget) return false;
+    o.iterations = budget;
+    return true;
+  }
+  if (o.max_executions != 0 && o.max_executions <= budget) return false;
+  o.max_executions = budget;
+  return true;
+}
 
 /// Parses argv; on bad input prints one line to stderr and returns nothing.
 std::optional<command> parse(int argc, char** argv) {
   command c;
+  if (const char* env = std::getenv("PILFER_MODEL_EXECUTIONS"); env != nullptr && *env != '\0') {
+    c.executions = parse_executions("PILFER_MODEL_EXECUTIONS", env);
+    if (!c.executions) return std::nullopt;
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     const auto value = [&](std::string_view key) { return a.substr(key.size()); };
@@ -64,6 +94,9 @@ std::optional<command> parse(int argc, char** argv) {
         std::fprintf(stderr, "error: --seed expects an unsigned decimal number, got '%s'\n", argv[i] + 7);
         return std::nullopt;
       }
+    } else if (a.starts_with("--executions=")) {
+      c.executions = parse_executions("--executions", value("--executions="));
+      if (!c.executions) return std::nullopt;
     } else if (a.starts_with("--replay=")) {
       c.replay = value("--replay=");
     } else if (a.starts_with("--model=")) {
@@ -113,6 +146,10 @@ bool run(const scenario_entry& e, const command& c) {
     o.shard_index = c.shard->first;
     o.shard_count = c.shard->second;
   }
+  if (c.executions && o.replay.empty() && apply_budget(o, *c.executions))
+    std::printf("execution budget: %zu (%s)\n", *c.executions,
+                o.how == mode::random ? "random: samples at most that many"
+                                      : "exhaustive: stops, incomplete, after that many");
   if (o.how == mode::random) {
     if (const auto s = pilfer::testing::env_seed()) o.seed = *s;  // malformed: one line, exit 2
     else if (!c.seed && o.seed == 0) o.seed = pilfer::testing::fresh_seed();
@@ -168,7 +205,7 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   }
   if (chosen.empty()) {
     std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
-                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N]\n",
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--executions=N]\n",
                  argc > 0 ? argv[0] : "scenarios");
     for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;

@@ -4,50 +4,39 @@
 // thread blocked: workers parked in commit_wait, the external thread in handle.get()).
 //
 // The pool is built in before() on the main model thread and destroyed in after() (the
-// destructor is shutdown(drain): it joins the workers). An execution cut short (failure,
-// memoised state) leaves the pool object undestroyed (its std heap leaks, as engine frames of
-// abandoned fibers do): destroying it in the engine's pass-through mode would spin in
-// wait_idle() while tasks are still pending.
+// destructor is shutdown(drain): it joins the workers), before the counts are read. In an
+// execution the checker cuts short, after() does not run: the scenario's destructor destroys
+// the pool while the checker finishes the execution (models/README.md, "finishing").
 #include "scenarios.hpp"
 
 #include <pilfer/pool.hpp>
 
-#include <new>
 #include <optional>
 
 namespace pilfer::model::scenarios {
 namespace {
 
-using pool_t = pilfer::basic_pool<S>;
-
-/// Storage for the pool of one execution (see above).
-class pool_box {
+/// The pool of one execution: built in before(), destroyed by drop() in after() or, when
+/// after() does not run, with the scenario.
+template <class Sy>
+class pool_box_of {
  public:
-  pool_box() = default;
-  pool_box(const pool_box&) = delete;
-  pool_box& operator=(const pool_box&) = delete;
-  ~pool_box() {
-    // only reached with the pool alive when the execution was cut short: see file comment
-  }
-  pool_t& make(unsigned threads, unsigned spin_rounds) {
+  using pool_type = pilfer::basic_pool<Sy>;
+  pool_type& make(unsigned threads, unsigned spin_rounds) {
     pilfer::pool_options o;
     o.threads = threads;
     o.spin_rounds = spin_rounds;
-    p_ = ::new (static_cast<void*>(raw_)) pool_t(std::move(o));
-    return *p_;
+    return p_.emplace(std::move(o));
   }
-  pool_t& operator*() noexcept { return *p_; }
-  pool_t* operator->() noexcept { return p_; }
-  /// shutdown(drain) + join + free (in after()).
-  void drop() {
-    p_->~pool_t();
-    p_ = nullptr;
-  }
+  pool_type& operator*() noexcept { return *p_; }
+  pool_type* operator->() noexcept { return &*p_; }
+  /// shutdown(drain) + join + free.
+  void drop() { p_.reset(); }
 
  private:
-  alignas(pool_t) unsigned char raw_[sizeof(pool_t)];
-  pool_t* p_ = nullptr;
+  std::optional<pool_type> p_;
 };
+using pool_box = pool_box_of<S>;
 
 /// Counts how many times a task body ran; written by the running task only, read in after()
 /// (hb-after through the workers' join): two runs are a data race or a count of 2.
@@ -349,31 +338,6 @@ struct local_handoff : scenario {
 // `pool_mutation` (pool.hpp: the OLD sleep protocol, the OLD helping wait) and requires the
 // checker to find the failure there.
 
-template <class Sy>
-class pool_box_of {
- public:
-  using pool_type = pilfer::basic_pool<Sy>;
-  pool_box_of() = default;
-  pool_box_of(const pool_box_of&) = delete;
-  pool_box_of& operator=(const pool_box_of&) = delete;
-  pool_type& make(unsigned threads, unsigned spin_rounds) {
-    pilfer::pool_options o;
-    o.threads = threads;
-    o.spin_rounds = spin_rounds;
-    p_ = ::new (static_cast<void*>(raw_)) pool_type(std::move(o));
-    return *p_;
-  }
-  pool_type* operator->() noexcept { return p_; }
-  void drop() {
-    p_->~pool_type();
-    p_ = nullptr;
-  }
-
- private:
-  alignas(pool_type) unsigned char raw_[sizeof(pool_type)];
-  pool_type* p_ = nullptr;
-};
-
 // 7. Invariant W (sleep.md), POOL-18: P and its 3 children meet at a 4-party rendezvous (each
 // increments `arrived` and waits, without helping, until it is 4): the 4-worker pool must run
 // all four at once. Set-up (as the unit test): P first spawns a no-op task, which wakes one
@@ -495,7 +459,7 @@ struct join_group_2w : scenario {
   void thread(unsigned) override {
     pool->submit([this] {
       pilfer::join(
-          *pool.operator->(),
+          *pool,
           [this] {
             a_ran.hit();
             a_started.store(1, PILFER_SITE("test.jg", release));
@@ -503,7 +467,7 @@ struct join_group_2w : scenario {
           },
           [this] {
             b_ran.hit();
-            pilfer::basic_task_group<Sy> g(*pool.operator->());
+            pilfer::basic_task_group<Sy> g(*pool);
             g.run([this] {
               g_ran.hit();
               while (a_started.load(PILFER_SITE("test.jg", acquire)) == 0) a_started.wait(0, PILFER_SITE("test.jg", acquire));
@@ -537,7 +501,7 @@ struct group_claim_orphan : scenario {
   void before() override { pool.make(2, 1); }
   void thread(unsigned) override {
     {
-      pilfer::basic_task_group<Sy> g(*pool.operator->());
+      pilfer::basic_task_group<Sy> g(*pool);
       g.run([this] { a_ran.hit(); });
       pilfer::task_options high;
       high.priority = pilfer::task_priority::high;

@@ -144,6 +144,12 @@ struct result {
   /// States the memo table forgot because it was at its cap (options::memo_entries); while 0,
   /// every distinct execution graph was completed exactly once (`executions` counts graphs).
   std::size_t forgotten = 0;
+  /// Executions whose threads could not all be run to their end after the execution was cut
+  /// short: a thread stopped at a failure or a false assume(), or the others then waited for
+  /// it for good. Their stack frames were abandoned, and what those frames own is leaked (see
+  /// models/README.md, "finishing an execution"). 0 when none failed or was blocked, unless
+  /// the rest of a cut execution could not end (deadlocked, or ran past its budget).
+  std::size_t abandoned = 0;
   bool complete = false;       ///< the whole space was covered within the stated bounds
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
@@ -159,7 +165,7 @@ struct result {
   /// options::stop_at_first_race is false, else holds the one race that stopped the check.
   std::vector<race> races;
   bool racy() const noexcept { return !races.empty(); }
-  /// One line: ok/FAIL, model, executions, blocked, states, complete?, seconds, races.
+  /// One line: ok/FAIL, model, executions, blocked, states, complete?, seconds, races, abandoned.
   std::string summary() const;
 };
 
@@ -198,7 +204,8 @@ const std::set<std::string>& seen_tags();
 /// Index (0-based) of the execution being run by the current check(); usable inside scenarios.
 std::size_t current_execution_index();
 
-/// True while a model execution is running on this OS thread (inside check()).
+/// True while a model execution is being explored on this OS thread (inside check()); false
+/// while an execution cut short is being finished (nothing is explored or checked then).
 bool in_execution() noexcept;
 
 /// Await: an execution in which `cond` is false is BLOCKED — it ends, is not an error, and is
@@ -533,12 +540,8 @@ struct checker_sync {
   /// shared memory (or nothing else can run); its next read of the location it read last
   /// before the hint (the spinning read) reads the latest store (fair visibility). Reads of
   /// other locations keep every value the model allows. See README "spin loops".
-  static void spin_hint(std::source_location loc = std::source_location::current()) {
-    if (in_execution()) detail::spin_hint(loc);
-  }
-  static void yield(std::source_location loc = std::source_location::current()) {
-    if (in_execution()) detail::yield(loc);
-  }
+  static void spin_hint(std::source_location loc = std::source_location::current()) { detail::spin_hint(loc); }
+  static void yield(std::source_location loc = std::source_location::current()) { detail::yield(loc); }
   /// Deterministic per modelled thread (seeded from the thread's identity), so an execution
   /// is a function of its scheduling/reads-from decisions.
   static std::uint64_t random(std::uint64_t bound) { return detail::random(bound); }

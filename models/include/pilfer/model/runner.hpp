@@ -16,6 +16,9 @@
 //   --replay=TOKEN    re-run the execution a failure printed as `replay: --replay=TOKEN`, with its trace
 //   --weaken=TAG=ORDER  the site tagged TAG runs with the weaker of its order and ORDER (repeatable)
 //   --model=c++20|rc11, --shard=I/N (explore part I of N; N runs together cover the space)
+//   --executions=N    an execution budget for slow builds (also PILFER_MODEL_EXECUTIONS=N; the option
+//                     wins): random mode samples at most N executions, exhaustive mode stops after N
+//                     complete ones (then `incomplete`, never `proved`); printed when it lowers a bound
 // Bad input (unknown scenario or option, malformed number) is one line on stderr and exit status 2.
 //
 // Verdicts. A scenario with an empty `expected_failure` passes when the check finds no failure; the
