@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "pilfer/detail/backoff.hpp"
@@ -241,11 +242,11 @@ class basic_task_group {
     return prev;
   }
 
-  /// Claim one member that has not started and that `worker_index` may run
-  /// (no affinity, or affinity to it); started members met on the way are
-  /// retired. The claimed member stays owned by the list (retired too).
-  member* claim_member(unsigned worker_index) {
-    std::lock_guard<typename Sync::mutex> g(members_mu_);
+  /// Under members_mu_: walk `members_`, retiring the started members. With
+  /// a `claimant` worker, stop at the first member that has not started and
+  /// that worker may run (no affinity, or affinity to it), claim it, retire
+  /// it too (the list keeps owning it) and return it.
+  member* sweep(std::optional<unsigned> claimant) noexcept {
     // [pool.G8] acquire: pairs with push_member's CAS.
     member* prev = nullptr;
     member* m = members_.load(PILFER_SITE("pool.G8", acquire));
@@ -253,7 +254,7 @@ class basic_task_group {
       member* const after = m->next.read();
       if (m->started()) {
         prev = retire(prev, m);
-      } else if ((m->affinity == ~0u || m->affinity == worker_index) && m->claim()) {
+      } else if (claimant && (m->affinity == ~0u || m->affinity == *claimant) && m->claim()) {
         retire(prev, m);
         return m;
       } else {
@@ -264,6 +265,13 @@ class basic_task_group {
     return nullptr;
   }
 
+  /// Claim one member that has not started and that `worker_index` may run;
+  /// started members met on the way are retired.
+  member* claim_member(unsigned worker_index) {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    return sweep(worker_index);
+  }
+
   /// Retire the started members and free what is reclaimable. At
   /// destruction (`all`; every task finished: the count is 0) whatever is
   /// left is freed, or orphaned to its still-queued tombstone.
@@ -271,17 +279,7 @@ class basic_task_group {
     // Nothing listed: no lock (at destruction nobody else may touch the group).
     if (members_.load(PILFER_SITE("pool.G8", acquire)) == nullptr && (!all || started_.read() == nullptr)) return;
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    member* prev = nullptr;
-    member* m = members_.load(PILFER_SITE("pool.G8", acquire));
-    while (m != nullptr) {
-      member* const after = m->next.read();
-      if (m->started()) {
-        prev = retire(prev, m);
-      } else {
-        prev = m;
-      }
-      m = after;
-    }
+    sweep(std::nullopt);
     free_reclaimable_started();
     if (all) {
       while (member* r = started_.read()) {
