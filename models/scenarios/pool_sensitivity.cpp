@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Issue 8: the old sleep protocol and the old helping wait, compiled into the real pool via
-  // the Sync policy's pool_mutation (pool.hpp), must each be caught.
+  // Issue 8: the old sleep protocol, the old helping wait and unannounced put-backs, compiled into
+  // the real pool via the Sync policy's pool_mutation (pool.hpp), must each be caught.
   std::printf("\n%-44s %-8s %-10s %s\n", "mutant (old behaviour)", "verdict", "kind", "executions / time");
   for (const auto& m : scenarios::pool_mutant_scenarios()) {
     const auto s0 = std::chrono::steady_clock::now();
