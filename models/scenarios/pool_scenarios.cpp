@@ -518,6 +518,131 @@ struct group_claim_orphan : scenario {
   }
 };
 
+// 11. Moved items (sleep.md, "moved items"), POOL-7: an item that leaves every queue for a moment
+// and comes back without a push is announced like a push. Y is submitted from outside, then P.
+// P spawns x onto its worker's deque, lets Y finish (Y waits for that) and waits for Y's handle:
+// the wait pops the own deque's top (x), sees that it is not Y and puts it back (pool.hpp
+// pop_own_if -> announce_requeued()), claims Y if it has not started, and then P blocks, without
+// helping, until x has run -- only the other worker can run x. That worker, done with Y (or with
+// Y's tombstone), looks at P's deque while x is out of it, or reads its bottom as the pop left it
+// (nothing orders that read after the put-back but the announcement's [sleep.N1] fence against
+// its [sleep.W2]), and parks. With the put-back announced it is woken (or its re-check sees x);
+// with pool_mutation::silent_requeue x stays queued beside it: "deadlock" (P blocked on x, the
+// other worker parked, the outside thread in get()). spin_rounds = 0: a search round yields,
+// and a read after a yield sees the latest bottom (the engine's fair visibility), which would
+// hide the window rather than check it. Every body runs exactly once.
+// @verifies POOL-7 POOL-9
+template <class Sy>
+struct requeue_2w : scenario {
+  using handle = pilfer::basic_task_handle<int, Sy>;
+  pool_box_of<Sy> pool;
+  run_count p_ran, x_ran, y_ran;
+  typename Sy::template atomic<int> x_spawned{0}, x_done{0};
+  handle hy;
+  int got = 0;
+  requeue_2w() : scenario(1) {}
+  void before() override { pool.make(2, 0); }
+  static void await_flag(typename Sy::template atomic<int>& f) {
+    while (f.load(PILFER_SITE("test.requeue", acquire)) == 0) f.wait(0, PILFER_SITE("test.requeue", acquire));
+  }
+  static void raise_flag(typename Sy::template atomic<int>& f) {
+    f.store(1, PILFER_SITE("test.requeue", release));
+    f.notify_all();
+  }
+  void thread(unsigned) override {
+    hy = pool->submit([this] {
+      y_ran.hit();
+      await_flag(x_spawned);  // still running, most likely, when P's wait pops x
+      return 1;
+    });
+    auto hp = pool->submit([this] {
+      p_ran.hit();
+      pool->spawn([this] {
+        x_ran.hit();
+        raise_flag(x_done);
+      });
+      raise_flag(x_spawned);
+      const int y = hy.get();  // pops x and puts it back (not Y); claims Y or waits for it
+      await_flag(x_done);
+      return y + 1;
+    });
+    got = hp.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.injector_pushes == 2 && s.total.local_pushes == 1);  // Y, P from outside; x local
+    hy = handle();
+    pool.drop();
+    PILFER_MODEL_ASSERT(got == 2);
+    PILFER_MODEL_ASSERT(p_ran.get() == 1 && x_ran.get() == 1 && y_ran.get() == 1);
+  }
+};
+
+// 12. Moved items, the batch steal (pool.hpp steal_from -> announce_requeued()), POOL-7: a thief
+// that takes a batch from a victim's deque runs the first item and moves the rest into its own
+// deque; while they are in flight (and until something orders the thief's publication before
+// another worker's look) they are in no queue a looker sees. P spawns two gate tasks, waits until
+// both have started (one on each other worker), spawns a, b, c and blocks, without helping, until
+// b has run; the gates return once a, b, c are queued, so both other workers come to P's three
+// items from a finished task, not as searchers (a searcher's hand-off would wake a sleeper
+// itself). The first to steal takes a and moves b into its deque (a batch takes half, rounded
+// up), and runs a, which blocks until b has run; the other takes c and may then read the thief's
+// deque as it was before the move, and park. With the move announced it is woken (or its
+// re-check sees b); with pool_mutation::silent_requeue b stays queued beside it: "deadlock".
+// spin_rounds = 0 as in requeue_2w. Every body runs exactly once.
+// @verifies POOL-7 POOL-9
+template <class Sy>
+struct batch_requeue_3w : scenario {
+  using flag = typename Sy::template atomic<int>;
+  pool_box_of<Sy> pool;
+  run_count p_ran, gate_ran[2], a_ran, b_ran, c_ran;
+  flag gates_started{0}, abc_queued{0}, b_done{0};
+  batch_requeue_3w() : scenario(1) {}
+  void before() override { pool.make(3, 0); }
+  static void await_flag(flag& f, int v) {
+    for (int seen = f.load(PILFER_SITE("test.batch", acquire)); seen < v; seen = f.load(PILFER_SITE("test.batch", acquire)))
+      f.wait(seen, PILFER_SITE("test.batch", acquire));
+  }
+  static void raise_flag(flag& f) {
+    f.fetch_add(1, PILFER_SITE("test.batch", acq_rel));
+    f.notify_all();
+  }
+  void thread(unsigned) override {
+    pool->submit([this] {
+      p_ran.hit();
+      for (int i = 0; i < 2; ++i)
+        pool->spawn([this, i] {
+          gate_ran[i].hit();
+          raise_flag(gates_started);
+          await_flag(abc_queued, 1);
+        });
+      await_flag(gates_started, 2);
+      pool->spawn([this] {
+        a_ran.hit();
+        await_flag(b_done, 1);
+      });
+      pool->spawn([this] {
+        b_ran.hit();
+        raise_flag(b_done);
+      });
+      pool->spawn([this] { c_ran.hit(); });
+      raise_flag(abc_queued);
+      await_flag(b_done, 1);
+    }).get();
+  }
+  void after() override {
+    pool->wait_idle();
+    const pilfer::pool_stats s = pool->stats();
+    assert_idle_stats(s);
+    PILFER_MODEL_ASSERT(s.injector_pushes == 1 && s.total.local_pushes == 5);  // P from outside; 2 gates, a, b, c local
+    pool.drop();
+    PILFER_MODEL_ASSERT(p_ran.get() == 1 && gate_ran[0].get() == 1 && gate_ran[1].get() == 1);
+    PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1 && c_ran.get() == 1);
+  }
+};
+
 options random_bound(std::size_t n) {
   options o;
   o.how = mode::random;
@@ -534,17 +659,27 @@ struct old_sleep_sync : checker_sync {
 struct old_helping_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
 };
+struct silent_requeue_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
+};
 
 }  // namespace
 
-/// The old behaviours of issue 8, and the group member list's orders weakened, as mutants: each
-/// must FAIL under the checker (pool_sensitivity.cpp).
+/// The old behaviours of issue 8 (sleep protocol, helping wait, unannounced put-backs), and the
+/// group member list's orders weakened, as mutants: each must FAIL under the checker
+/// (pool_sensitivity.cpp).
 std::vector<entry> pool_mutant_scenarios() {
   std::vector<entry> v;
   v.push_back({"pool.rendezvous_4w[old sleep protocol]", "POOL-18",
                [] { return std::make_unique<rendezvous_4w<old_sleep_sync>>(); }, random_bound(300), false});
   v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
                [] { return std::make_unique<wait_chain_2w<old_helping_sync>>(); }, random_bound(500), false});
+  // Caught within 14 executions on each of seeds 1..40 (dev build, < 0.1 s each): 200 is margin.
+  v.push_back({"pool.requeue_2w[silent requeue]", "POOL-7",
+               [] { return std::make_unique<requeue_2w<silent_requeue_sync>>(); }, random_bound(200), false});
+  // Caught within 21 executions on each of seeds 1..30 (dev build, < 2 s each): 300 is margin.
+  v.push_back({"pool.batch_requeue_3w[silent requeue]", "POOL-7",
+               [] { return std::make_unique<batch_requeue_3w<silent_requeue_sync>>(); }, random_bound(300), false});
   // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
   for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
     options o = random_bound(500);
@@ -576,6 +711,8 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, random_bound(1000), false});
+  v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, random_bound(500), false});
   return v;
 }
 
