@@ -5,11 +5,14 @@
 #include <pilfer/graph.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "pool_test_util.hpp"
@@ -149,6 +152,75 @@ TEST(GraphWait, GraphDestroyedInsideATaskFinishesItsRun) {
      (void)pilfer::run(p, g);  // the handle is dropped; the run goes on
    }).get();
   EXPECT_EQ(load(ran), 2u);
+}
+
+/// How long the run under way takes in the destruction tests below, and the most CPU time the
+/// destroying thread may use meanwhile: a tenth of it (a sleeping wait uses microseconds; a
+/// yielding one, even on a loaded 2-core machine, uses a good share of its wait).
+constexpr auto slow_run_time = 200ms;
+constexpr double destroy_cpu_limit_ms = 20.0;
+
+/// A graph of one task that marks `started`, sleeps slow_run_time (the run's work, not a
+/// synchronisation) and marks `finished`.
+std::unique_ptr<pilfer::graph> slow_graph(const char* name, flag& started, flag& finished) {
+  auto g = std::make_unique<pilfer::graph>(name);
+  g->emplace([&started, &finished] {
+    store(started, 1);
+    std::this_thread::sleep_for(slow_run_time);
+    store(finished, 1);
+  });
+  return g;
+}
+
+/// Destroy g (whose run is under way); returns the calling thread's CPU time and the wall time
+/// of the destruction, in milliseconds.
+std::pair<double, double> destroy_timed(std::unique_ptr<pilfer::graph>& g) {
+  const double cpu0 = this_thread_cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  g.reset();
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return {(this_thread_cpu_seconds() - cpu0) * 1e3, wall};
+}
+
+// The graph's destructor waits for a run in progress as the run's handle does: off the pool it
+// sleeps until the run's end wakes it. Before: it yielded in a loop, burning a core for as long
+// as the run went on.
+// @verifies GRAPH-10 POOL-11
+TEST(GraphWait, GraphDestroyedOutsideThePoolSleepsUntilItsRunEnds) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  watchdog dog("graph destroyed outside the pool", 60s, &p);
+  flag started{0}, finished{0};
+  auto g = slow_graph("slow", started, finished);
+  (void)pilfer::run(p, *g);  // the handle is dropped; the graph's destructor waits for the run
+  ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
+  const auto [cpu_ms, wall_ms] = destroy_timed(g);
+  std::printf("[figure] graph destroyed outside the pool during a %lld ms run: %.3f ms CPU over %.1f ms\n",
+              static_cast<long long>(slow_run_time.count()), cpu_ms, wall_ms);
+  EXPECT_EQ(load(finished), 1) << "the destructor returned before the run was over";
+  EXPECT_LT(cpu_ms, destroy_cpu_limit_ms) << "the destroying thread spun while the run went on";
+}
+
+// The same on a worker: a task starts a run and drops it and its graph while the run's task goes
+// on on another worker (stolen from this worker's deque). The destructor finds nothing of the run
+// to help with and sleeps, a spare standing in (POOL-20). Before: it yielded in a loop.
+// @verifies GRAPH-10 POOL-19 POOL-20
+TEST(GraphWait, GraphDestroyedOnAWorkerSleepsWhileItsRunGoesOnElsewhere) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  watchdog dog("graph destroyed on a worker", 60s, &p);
+  flag started{0}, finished{0};
+  bool stolen = false;
+  double cpu_ms = -1, wall_ms = -1;
+  p.submit([&] {
+     auto g = slow_graph("slow elsewhere", started, finished);
+     (void)pilfer::run(p, *g);  // the source goes onto this worker's deque; the other worker steals it
+     stolen = eventually([&] { return load(started) == 1; });  // this task never pops its deque
+     std::tie(cpu_ms, wall_ms) = destroy_timed(g);
+   }).get();
+  ASSERT_TRUE(stolen) << "the other worker never took the run's task";
+  std::printf("[figure] graph destroyed on a worker during a %lld ms run elsewhere: %.3f ms CPU over %.1f ms\n",
+              static_cast<long long>(slow_run_time.count()), cpu_ms, wall_ms);
+  EXPECT_EQ(load(finished), 1) << "the destructor returned before the run was over";
+  EXPECT_LT(cpu_ms, destroy_cpu_limit_ms) << "the destroying worker spun while the run went on";
 }
 
 // shutdown(cancel) while a run's start is queued. Before: get() blocked forever (10 of 10).

@@ -30,12 +30,6 @@ std::uint64_t now_ns() {
 
 bool all_parked(const pilfer::pool& p) { return p.stats().sleeping == p.size(); }
 
-double thread_cpu_seconds(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 double process_cpu_seconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -58,11 +52,11 @@ TEST(PoolSleep, DeepIdleCostsNoCpu) {
   const double park_ms = std::chrono::duration<double, std::milli>(clk::now() - t0).count();
   // Quiet period (a measurement interval, not synchronisation).
   double before = 0, after = 0;
-  for (auto c : clocks) before += thread_cpu_seconds(c);
+  for (auto c : clocks) before += cpu_seconds(c);
   const double proc_before = process_cpu_seconds();
   const auto parks_before = p.stats().total.parks;
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  for (auto c : clocks) after += thread_cpu_seconds(c);
+  for (auto c : clocks) after += cpu_seconds(c);
   const double proc_after = process_cpu_seconds();
   const double pool_pct = (after - before) * 100.0;  // over 1 s, % of one core
   std::printf("[figure] idle: all %u workers parked %.3f ms after the last task; "

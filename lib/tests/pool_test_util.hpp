@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <thread>
 
@@ -39,6 +40,15 @@ inline void store(flag& f, int v) { f.store(v, PILFER_SITE("test.store", release
 inline std::uint64_t load(const counter& c) { return c.load(PILFER_SITE("test.load", acquire)); }
 inline void c_store(counter& c, std::uint64_t v) { c.store(v, PILFER_SITE("test.store", release)); }
 inline std::uint64_t add(counter& c, std::uint64_t d = 1) { return c.fetch_add(d, PILFER_SITE("test.add", acq_rel)); }
+
+/// CPU time, in seconds, of the thread whose clock this is (pthread_getcpuclockid, or
+/// CLOCK_THREAD_CPUTIME_ID for the calling thread): time spent running, never time asleep.
+inline double cpu_seconds(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+inline double this_thread_cpu_seconds() { return cpu_seconds(CLOCK_THREAD_CPUTIME_ID); }
 
 /// seed=N printed, PILFER_SEED=N accepted (the room's helper; a malformed value is an error, exit 2).
 using pilfer::testing::test_seed;

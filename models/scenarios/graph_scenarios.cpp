@@ -1,6 +1,7 @@
 // Graph scenarios on the real scheduling core of pilfer's task graphs
 // (lib/include/pilfer/detail/graph_core.hpp: begin_iteration, run_chain, the dependency counters
-// [graph.C1], the inflight count [graph.F*], the done flag [graph.D*]) instantiated with
+// [graph.C1], the inflight count [graph.F*], the done flag [graph.D*], the graph's claim word
+// [graph.G*] and the run state's references [graph.H*]) instantiated with
 // checker_sync. Each modelled thread is a worker with its own real pilfer::basic_deque; the
 // worker context pushes ready successors onto the calling worker's deque, as the pool's does,
 // and idle workers pop their own deque or steal from the others' (the pool's worker loop, minus
@@ -161,6 +162,63 @@ struct diamond : scenario {
   }
 };
 
+// Invariant (GRAPH-10, the graph's destructor; lib/docs/graph.md "Claim and destruction"): a
+// graph destroyed while its run is in progress sleeps until the run is over, then frees what the
+// run used, and the run touches nothing of the graph after that: thread 0 runs the run (one task
+// A, then finish_run -> graph_claim::end_run [graph.G3]); thread 1 drops the run's handle and
+// destroys the graph (graph_claim::mark_waiter [graph.G2]/[graph.G4], the run state's block()
+// [graph.D2], release_run). The claim word and A are freed by thread 1, so an access by the run
+// that does not happen before their destruction is a use after free, and A's write must be
+// visible to the destructor (plain cell). The run state has three owners here (handle, run,
+// the waiting destructor [graph.H2]): it is freed exactly once (no use after free, no leak).
+// A destructor that returns before the run is over fails the assertion on `a_ran`.
+// @verifies GRAPH-10
+struct destroy_waits : scenario {
+  using claim_t = pilfer::detail::graph_claim<S>;
+  std::vector<std::unique_ptr<node_t>> nodes;
+  std::vector<node_t*> all, sources;
+  model_worker w[1];
+  run_t* run = nullptr;
+  claim_t* claim = nullptr;
+  cell_t<S, int> a_ran{0};
+  destroy_waits() : scenario(2) {}
+
+  void before() override {
+    nodes.push_back(std::make_unique<node_t>(0, &no_pool_entry));
+    node_t* A = nodes.back().get();
+    A->plain_fn = [this] { a_ran.write() = 1; };
+    all.push_back(A);
+    sources.push_back(A);
+    run = S::make<run_t>();
+    run->nodes = &all;
+    run->sources = &sources;
+    A->run = run;
+    claim = S::make<claim_t>();
+    std::uint32_t seen = 0;
+    PILFER_MODEL_ASSERT(claim->try_claim(claim_t::running, seen));
+    claim->current_run = run;
+    claim_t* c = claim;
+    run->on_finish = [c](run_t& r) { c->end_run(r); };
+    w[0].d.release_owner();
+  }
+
+  void thread(unsigned i) override {
+    if (i == 0) {
+      model_ctx ctx{&w[0], 0};
+      pilfer::detail::run_chain(pilfer::detail::begin_iteration(*run, ctx, true), *run, ctx);
+      return;
+    }
+    pilfer::detail::release_run(run);  // the handle is dropped first: the destructor's reference may be the last
+    if (run_t* r = claim->mark_waiter()) {
+      r->block();
+      pilfer::detail::release_run(r);
+    }
+    PILFER_MODEL_ASSERT(a_ran.read() == 1);  // the run was over before the destructor went on
+    S::destroy(claim);
+    nodes.clear();
+  }
+};
+
 }  // namespace
 
 std::vector<entry> graph_scenarios() {
@@ -177,6 +235,7 @@ std::vector<entry> graph_scenarios() {
   v.push_back({"graph.diamond_2w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(2u, 1); }, exh, true});
   v.push_back({"graph.diamond_rerun_2w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(2u, 2); }, pb2, false});
   v.push_back({"graph.diamond_3w", "GRAPH-1 GRAPH-3", [] { return std::make_unique<diamond>(3u, 1, 2); }, pb1, false});
+  v.push_back({"graph.destroy_waits_2w", "GRAPH-10", [] { return std::make_unique<destroy_waits>(); }, exh, true});
   return v;
 }
 

@@ -83,7 +83,10 @@ const std::map<std::string, std::string>& operations() {
       {"graph.F3", "extra successor: increment inflight"},
       {"graph.D1", "run over: store done"},        {"graph.D2", "waiter: load done"},
       {"graph.E1", "first exception: claim"},      {"graph.E2", "stop flag"},
-      {"graph.H1", "run state: drop reference"},
+      {"graph.H1", "run state: drop reference"},  {"graph.H2", "run over: reference for the destructor"},
+      {"graph.G1", "claim graph: CAS"},            {"graph.G2", "destructor: load claim word"},
+      {"graph.G3", "release graph: store/exchange claim word"},
+      {"graph.G4", "destructor: mark the claim word"},
   };
   return ops;
 }
@@ -141,9 +144,12 @@ int main(int argc, char** argv) {
       "injector.S9=relaxed",  "injector.S11=acquire", "injector.S11=release", "injector.D2=acquire",
       "injector.D2=release",  "injector.P3=relaxed",  "injector.P3=acq_rel",  "injector.S3=acq_rel",
       "injector.S3=relaxed",  "injector.Z1=acq_rel",  "injector.Z1=relaxed",
-      // task graphs (lib/docs/graph.md): the dependency counter, the iteration count, done
+      // task graphs (lib/docs/graph.md): the dependency counter, the iteration count, done; the
+      // claim word a destroyed graph waits on, the run state's references
       "graph.C1=acquire",     "graph.C1=release",     "graph.C1=relaxed",     "graph.F2=acquire",
-      "graph.F2=release",     "graph.F2=relaxed",     "graph.D1=relaxed",     "graph.D2=relaxed"};
+      "graph.F2=release",     "graph.F2=relaxed",     "graph.D1=relaxed",     "graph.D2=relaxed",
+      "graph.G2=relaxed",     "graph.G3=relaxed",     "graph.H1=acquire",     "graph.H1=release",
+      "graph.H1=relaxed"};
   std::ofstream tsv(out);
   std::ofstream mdf(md);
   tsv << "tag\toperation\tdeclared\tweakened\tverdict\tscenario\tkind\texecutions\tseconds\n";

@@ -35,7 +35,8 @@
 //     graph_error for a cycle that does not pass through a condition task (naming its tasks),
 //     for a graph with no source task, and when a run of the same graph is still in progress
 //     (runs of one graph do not overlap; wait for the previous one). The graph must outlive
-//     the run (its destructor waits for a run in progress).
+//     the run (its destructor waits for a run in progress, as handle.wait() does: sleeping, or
+//     on a worker of the pool helping the run's nodes and then sleeping; never spinning).
 //   * handle.wait(): on a worker of the pool it runs other tasks until the run is over (the
 //     pool's helping wait); elsewhere it blocks. get() = wait() + rethrow the first exception
 //     (GRAPH-4) or throw graph_cancelled (GRAPH-5). Later exceptions of the same run, and one
@@ -157,21 +158,15 @@ class basic_graph {
   explicit basic_graph(std::string name = "graph") : name_(std::move(name)) {}
   basic_graph(const basic_graph&) = delete;
   basic_graph& operator=(const basic_graph&) = delete;
-  /// Waits for a run in progress (a graph must outlive its runs).
+  /// Waits for a run in progress (a graph must outlive its runs) as its handle's wait() does:
+  /// sleeping off the pool; on a worker of the run's pool running the run's nodes it finds (a
+  /// task that started a run and dropped its handle has them on its own deque), then sleeping
+  /// with a spare standing in.
   ~basic_graph() {
-    // [graph.G2] acquire: pairs with [graph.G3]; the run's last touch of the nodes is before.
-    const auto over = [this] { return (state_.load(PILFER_SITE("graph.G2", acquire)) & running) == 0; };
-    if (over()) return;
-    // On a worker of the run's pool, the run's nodes may be queued on this very worker (a task that
-    // started a run and dropped its handle): run them, as a wait for the run would.
-    if (run_pool_ != nullptr && detail::pool_access<Sync>::current(*run_pool_) != nullptr) {
-      help_then_wait(*run_pool_, over, [this](detail::task_base* x) { return owns(x); },
-                     [&over] {
-                       while (!over()) Sync::yield();
-                     });
-      return;
-    }
-    while (!over()) Sync::yield();
+    detail::graph_run_state<Sync>* r = claim_.mark_waiter();
+    if (r == nullptr) return;
+    await_run(*r);
+    detail::release_run(r);  // the reference the run's end added for this wait ([graph.H2])
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -258,25 +253,19 @@ class basic_graph {
   friend basic_graph_run<S> run_until(basic_pool<S>& p, basic_graph<S>& g, P pred);
   friend class basic_graph_run<Sync>;
 
-  static constexpr std::uint32_t running = 1, modifying = 2;
+  using claim_word = detail::graph_claim<Sync>;
 
   /// Held by every mutation: a mutation racing with a run (or another mutation) is an error.
   class modify_guard {
    public:
     explicit modify_guard(basic_graph& g) : g_(g) {
-      std::uint32_t expected = 0;
-      // [graph.G1] acquire on success: the previous run's writes to the nodes (stats cells)
-      // happen before this mutation; pairs with [graph.G3] and the previous guard's release.
-      if (!g_.state_.compare_exchange_strong(expected, modifying, PILFER_SITE("graph.G1", acquire),
-                                            PILFER_SITE("graph.G1", relaxed)))
+      std::uint32_t seen = 0;
+      if (!g_.claim_.try_claim(claim_word::modifying, seen))
         throw graph_error("pilfer graph '" + g_.name_ + "': " +
-                          ((expected & running) != 0 ? "modified while a run of it is in progress (wait for the run first)"
-                                                     : "modified by two threads at once"));
+                          ((seen & claim_word::running) != 0 ? "modified while a run of it is in progress (wait for the run first)"
+                                                             : "modified by two threads at once"));
     }
-    ~modify_guard() {
-      // [graph.G3] release: the mutation happens before a later run or mutation ([graph.G1]).
-      g_.state_.store(0, PILFER_SITE("graph.G3", release));
-    }
+    ~modify_guard() { g_.claim_.unclaim(); }
     modify_guard(const modify_guard&) = delete;
     modify_guard& operator=(const modify_guard&) = delete;
 
@@ -297,24 +286,18 @@ class basic_graph {
 
   /// Begin a run: claim the graph (graph_error if modified or running) and validate it.
   void claim_for_run() {
-    std::uint32_t expected = 0;
-    // [graph.G1] acquire: the graph's construction and the previous run are visible.
-    if (!state_.compare_exchange_strong(expected, running, PILFER_SITE("graph.G1", acquire),
-                                        PILFER_SITE("graph.G1", relaxed)))
+    std::uint32_t seen = 0;
+    if (!claim_.try_claim(claim_word::running, seen))
       throw graph_error("pilfer graph '" + name_ + "': " +
-                        ((expected & running) != 0
+                        ((seen & claim_word::running) != 0
                              ? "run while a previous run of it is in progress (runs of one graph do not overlap)"
                              : "run while it is being modified"));
     try {
       prepare();
     } catch (...) {
-      unclaim();
+      claim_.unclaim();
       throw;
     }
-  }
-  void unclaim() noexcept {
-    // [graph.G3] release: the run's last writes to the nodes happen before a later claim.
-    state_.store(0, PILFER_SITE("graph.G3", release));
   }
 
   /// Counters' initial values, sources, topological order over strong edges; cycle check.
@@ -386,30 +369,22 @@ class basic_graph {
   }
 
   static bool pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept;
+  /// Wait until r is over: on a worker of r's pool, wait_on_worker; elsewhere sleep on `done`.
+  static void await_run(detail::graph_run_state<Sync>& r);
   static void wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r);
   /// The pool's wait on a worker for `done`, running only the tasks `ours` accepts.
   template <class Done, class Ours, class Block>
   static void help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block);
-  /// A node of this graph, or the start task of its run in progress (compared by address: `x` is
-  /// a task taken off a queue, maybe of another graph or no graph at all).
-  bool owns(detail::task_base* x) const noexcept {
-    if (x->fn == &detail::graph_run_start<Sync>::entry)
-      return static_cast<detail::graph_run_start<Sync>*>(x)->r->nodes == &all_;  // queued: its run is alive
-    if (x->fn != &pool_entry) return false;
-    const std::size_t i = static_cast<node*>(x)->index;
-    return i < nodes_.size() && nodes_[i].get() == x;
-  }
 
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
 
   std::string name_;
   std::vector<std::unique_ptr<node>> nodes_;
-  basic_pool<Sync>* run_pool_ = nullptr;  // the pool of the last run (set when a run is claimed)
   std::vector<node*> all_, sources_, topo_;
   bool dirty_ = true;
   bool profile_ = true;
-  atomic_t<Sync, std::uint32_t> state_{0};
+  claim_word claim_;
 };
 
 using graph = basic_graph<>;
@@ -471,14 +446,7 @@ class basic_graph_run {
   bool ready() const { return state().is_done(); }
 
   void wait() const {
-    auto& r = state();
-    if (r.is_done()) return;
-    auto* p = static_cast<basic_pool<Sync>*>(r.pool);
-    if (p != nullptr && detail::pool_access<Sync>::current(*p) != nullptr) {
-      basic_graph<Sync>::wait_on_worker(*p, r);
-    } else {
-      while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
-    }
+    basic_graph<Sync>::await_run(state());
   }
 
   /// wait(), then rethrow the run's first exception or throw graph_cancelled.
@@ -597,16 +565,16 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   try {
     r = Sync::template make<detail::graph_run_state<Sync>>();
   } catch (...) {
-    g.unclaim();
+    g.claim_.unclaim();
     throw;
   }
+  g.claim_.current_run = r;
   r->nodes = &g.all_;
   r->sources = &g.sources_;
   r->profile = g.profile_;
   r->pool = &p;
-  g.run_pool_ = &p;
   r->report = [&p](std::exception_ptr e) { detail::pool_access<Sync>::sink(p).report(std::move(e)); };
-  r->on_finish = [&g](detail::graph_run_state<Sync>&) { g.unclaim(); };
+  r->on_finish = [&g](detail::graph_run_state<Sync>& run) { g.claim_.end_run(run); };
   for (auto* n : g.all_) {
     n->run = r;
     n->runs.write() = 0;
@@ -695,6 +663,17 @@ bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
 /// (POOL-19, POOL-20), so the run finishes even when its start sits in the injector or on a
 /// blocked thread. A one-worker pool thus finishes a graph run started and waited for inside a task.
 template <class Sync>
+void basic_graph<Sync>::await_run(detail::graph_run_state<Sync>& r) {
+  if (r.is_done()) return;
+  auto* p = static_cast<basic_pool<Sync>*>(r.pool);
+  if (p != nullptr && detail::pool_access<Sync>::current(*p) != nullptr) {
+    wait_on_worker(*p, r);
+  } else {
+    r.block();
+  }
+}
+
+template <class Sync>
 void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_state<Sync>& r) {
   help_then_wait(
       p, [&r] { return r.is_done(); },
@@ -702,9 +681,7 @@ void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_st
         if (x->fn == &detail::graph_run_start<Sync>::entry) return static_cast<detail::graph_run_start<Sync>*>(x)->r == &r;
         return x->fn == &pool_entry && static_cast<node*>(x)->run == &r;
       },
-      [&r] {
-        while (r.done.load(PILFER_SITE("graph.D2", acquire)) == 0) r.done.wait(0, PILFER_SITE("graph.D2", acquire));
-      });
+      [&r] { r.block(); });
 }
 
 template <class Sync>

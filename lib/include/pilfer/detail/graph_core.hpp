@@ -75,7 +75,8 @@ inline std::uint64_t graph_now_ns() noexcept {
 }
 
 /// The state of one run (run, run_n or run_until): one allocation per run, shared by the
-/// handle and the run itself (two references).
+/// handle and the run itself (two references; a third for a graph destructor that waits for
+/// the run, graph_claim::end_run).
 template <class Sync>
 struct graph_run_state {
   /// Called by the finisher of an iteration: true = run the graph again.
@@ -118,6 +119,77 @@ struct graph_run_state {
     stop.store(true, PILFER_SITE("graph.E2", relaxed));
   }
   bool stopping() const noexcept { return stop.load(PILFER_SITE("graph.E2", relaxed)); }
+
+  /// Sleep until the run is over (a thread that is not a worker of the run's pool; a worker's
+  /// wait helps first and blocks through this). Notified by finish_run after [graph.D1].
+  void block() const noexcept {
+    while (!is_done()) done.wait(0, PILFER_SITE("graph.D2", acquire));
+  }
+};
+
+/// The claim word of a graph: runs of one graph do not overlap, a mutation never races a run,
+/// and the graph's destructor sleeps until a run in progress is over (lib/docs/graph.md,
+/// "Claim and destruction"). The word is the last thing of the graph that a run touches.
+template <class Sync>
+class graph_claim {
+ public:
+  static constexpr std::uint32_t running = 1;    // a run is in progress
+  static constexpr std::uint32_t modifying = 2;  // a mutation is in progress
+  static constexpr std::uint32_t waited = 4;     // with running: the destructor waits for the run
+
+  /// 0 -> `what` (running or modifying). On failure returns false with the word seen.
+  bool try_claim(std::uint32_t what, std::uint32_t& seen) noexcept {
+    seen = 0;
+    // [graph.G1] acquire on success: the previous run's or mutation's writes to the nodes happen
+    // before this claim; pairs with [graph.G3].
+    return word_.compare_exchange_strong(seen, what, PILFER_SITE("graph.G1", acquire), PILFER_SITE("graph.G1", relaxed));
+  }
+
+  /// End a mutation, or a run that never started (nobody can be waiting: the destructor waits
+  /// only for a started run, and nothing else runs beside a mutation).
+  void unclaim() noexcept {
+    // [graph.G3] release: the mutation happens before a later claim ([graph.G1]).
+    word_.store(0, PILFER_SITE("graph.G3", release));
+  }
+
+  /// Set by the claimer of a run before the run can end; read by the destructor (which the
+  /// graph's owner calls after run() returned).
+  graph_run_state<Sync>* current_run = nullptr;
+
+  /// The run ends (its on_finish, before [graph.D1]): the graph is free again. If the destructor
+  /// marked the word, give it a reference to the run state to wait on: the run still holds its
+  /// own, so the state is alive here; the destructor drops the new one after it saw `done`.
+  void end_run(graph_run_state<Sync>& r) noexcept {
+    // [graph.G3] release RMW: the run's last reads of the nodes happen before a later claim
+    // ([graph.G1]) or a destructor that finds the word free ([graph.G2]). An RMW reads the latest
+    // value, so it cannot miss the destructor's mark [graph.G4]. This is the run's last touch of
+    // the graph: a destructor that reads 0 frees it at once.
+    if ((word_.exchange(0, PILFER_SITE("graph.G3", release)) & waited) != 0) {
+      // [graph.H2] relaxed: an increment while the run's own reference keeps the state alive
+      // (as shared_ptr's copy); the waiter learns of it through [graph.D1] -> [graph.D2] and
+      // drops it with [graph.H1] like the other two.
+      r.refs.fetch_add(1, PILFER_SITE("graph.H2", relaxed));
+    }
+  }
+
+  /// The graph's destructor: nullptr when no run is in progress (no run touches the graph any
+  /// more). Otherwise marks the word and returns the run in progress; the caller waits until
+  /// it is done, then drops the reference that end_run() added for it (release_run).
+  graph_run_state<Sync>* mark_waiter() noexcept {
+    // [graph.G2] acquire (load, and the CAS's failure): pairs with [graph.G3]; a run that has
+    // ended made its last touch of the nodes and of this word before.
+    std::uint32_t s = word_.load(PILFER_SITE("graph.G2", acquire));
+    do {
+      if ((s & running) == 0) return nullptr;
+      // [graph.G4] relaxed on success: the mark carries no data; what the waiter reads of the run
+      // comes through [graph.D1] -> [graph.D2]. Success means the run's [graph.G3] exchange is
+      // later in the word's modification order: it sees the mark.
+    } while (!word_.compare_exchange_weak(s, s | waited, PILFER_SITE("graph.G4", relaxed), PILFER_SITE("graph.G2", acquire)));
+    return current_run;
+  }
+
+ private:
+  atomic_t<Sync, std::uint32_t> word_{0};
 };
 
 /// Reset every node's counter and release the sources for one iteration. Returns the source to
