@@ -1,22 +1,18 @@
 // models/engine/traces.cpp — traces: how events, values and source places are printed.
 #include "checker.hpp"
+#include "order_names.hpp"
 
 #include <cinttypes>
 #include <cstdio>
 
 namespace pilfer::model::engine {
 
-const char* order_name(std::memory_order o) {
-  switch (o) {
-    case std::memory_order_relaxed: return "relaxed";
-    case std::memory_order_consume: return "consume";
-    case std::memory_order_acquire: return "acquire";
-    case std::memory_order_release: return "release";
-    case std::memory_order_acq_rel: return "acq_rel";
-    case std::memory_order_seq_cst: return "seq_cst";
-  }
-  return "?";
-}
+static_assert(orders::declared_in_table_order(std::memory_order_relaxed, std::memory_order_consume,
+                                              std::memory_order_acquire, std::memory_order_release,
+                                              std::memory_order_acq_rel, std::memory_order_seq_cst),
+              "std::memory_order indexes the shared table of order names");
+
+const char* order_name(std::memory_order o) { return orders::name_of(o); }
 const char* kind_name(ek k) {
   switch (k) {
     case ek::init: return "init";
