@@ -6,6 +6,13 @@
 
 namespace pilfer::model::engine {
 
+/// An access's position on its location (engine.hpp, "key"): for x, y on one location,
+/// eco(x, y) <=> key_of(x) < key_of(y).
+std::uint64_t checker::key_of(const event& e) const {
+  if (e.wr) return 2ull * e.mo_pos;
+  return 2ull * events_[e.rf].mo_pos + 1;
+}
+
 /// The lowest mo position thread t may still read from / write after on l (coherence): the
 /// maximum over accesses of l that happen-before t's next event of the write's position
 /// (for reads: of their rf source's position).

@@ -125,9 +125,4 @@ void checker::commit(std::uint32_t gid) {
   }
 }
 
-std::uint64_t checker::key_of(const event& e) const {
-  if (e.wr) return 2ull * e.mo_pos;
-  return 2ull * events_[e.rf].mo_pos + 1;
-}
-
 }  // namespace pilfer::model::engine
