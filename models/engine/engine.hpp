@@ -89,7 +89,7 @@ struct location {
 };
 
 /// `stranded`: the thread stopped for good where it found a failure or a false assume(); it is
-/// never resumed, not even to finish the execution (see "Finishing an execution" in engine.cpp).
+/// never resumed, not even to finish the execution (see finishing.cpp).
 enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished, stranded };
 enum class pending : std::uint8_t { idle, lock, join };
 
@@ -135,6 +135,22 @@ struct hash128 {
 struct hash128_hasher {
   std::size_t operator()(const hash128& h) const noexcept { return static_cast<std::size_t>(h.a ^ (h.b * 31)); }
 };
+
+// Hashing: the mixers behind thread / location keys and the two halves of a state hash.
+inline std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+inline std::uint64_t combine(std::uint64_t h, std::uint64_t v) noexcept {
+  return mix64(h ^ (v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)));
+}
+inline std::uint64_t combine_b(std::uint64_t h, std::uint64_t v) noexcept {
+  return mix64((h * 0xD6E8FEB86659FD93ull) ^ (v * 0xA0761D6478BD642Full) ^ 0x5851F42D4C957F2Dull);
+}
 
 /// One decision of an execution: the alternative taken among `count`, and for rf / mo
 /// decisions its outcome (`aux`: the rf write's gid or the mo position) so that replaying a

@@ -2,6 +2,8 @@
 // pilfer_add_model_check() builds (contract in pilfer/model/runner.hpp).
 #include <pilfer/model/runner.hpp>
 
+#include "../engine/order_names.hpp"
+
 #include <pilfer/testing/seed.hpp>
 
 #include <cstdio>
@@ -16,15 +18,10 @@
 namespace pilfer::model {
 namespace {
 
-/// A memory order by its std:: name without the prefix ("acquire"), or nothing.
-std::optional<std::memory_order> parse_order(std::string_view name) noexcept {
-  if (name == "relaxed") return std::memory_order_relaxed;
-  if (name == "acquire") return std::memory_order_acquire;
-  if (name == "release") return std::memory_order_release;
-  if (name == "acq_rel") return std::memory_order_acq_rel;
-  if (name == "seq_cst") return std::memory_order_seq_cst;
-  return std::nullopt;
-}
+static_assert(orders::declared_in_table_order(std::memory_order_relaxed, std::memory_order_consume,
+                                              std::memory_order_acquire, std::memory_order_release,
+                                              std::memory_order_acq_rel, std::memory_order_seq_cst),
+              "std::memory_order indexes the shared table of order names");
 
 bool valid_name(std::string_view name) noexcept {
   if (name.empty()) return false;
@@ -116,11 +113,15 @@ std::optional<command> parse(int argc, char** argv) {
     } else if (a.starts_with("--weaken=")) {
       const std::string_view kv = value("--weaken=");
       const auto eq = kv.find('=');
+      if (kv.substr(0, eq).empty()) {
+        std::fprintf(stderr, "error: --weaken expects TAG[=ORDER], got '%s'\n", argv[i] + 9);
+        return std::nullopt;
+      }
       const auto order = eq == std::string_view::npos ? std::optional(std::memory_order_relaxed)
-                                                      : parse_order(kv.substr(eq + 1));
-      if (kv.substr(0, eq).empty() || !order) {
-        std::fprintf(stderr, "error: --weaken expects TAG[=relaxed|acquire|release|acq_rel|seq_cst], got '%s'\n",
-                     argv[i] + 9);
+                                                      : orders::parse<std::memory_order>(kv.substr(eq + 1));
+      if (!order) {
+        std::fprintf(stderr, "error: --weaken=%s: %s\n", argv[i] + 9,
+                     orders::unknown_order_message(kv.substr(eq + 1)).c_str());
         return std::nullopt;
       }
       c.weaken[std::string(kv.substr(0, eq))] = *order;

@@ -2,6 +2,8 @@
 // herd7 C litmus tests. See litmus_parser.hpp for the accepted syntax.
 #include "litmus_parser.hpp"
 
+#include "../engine/order_names.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -37,17 +39,11 @@ parse_error::parse_error(int line, int column, const std::string& what)
       line_(line),
       column_(column) {}
 
-const char* order_name(order o) noexcept {
-  switch (o) {
-    case order::relaxed: return "relaxed";
-    case order::consume: return "consume";
-    case order::acquire: return "acquire";
-    case order::release: return "release";
-    case order::acq_rel: return "acq_rel";
-    case order::seq_cst: return "seq_cst";
-  }
-  return "?";
-}
+static_assert(model::orders::declared_in_table_order(order::relaxed, order::consume, order::acquire, order::release,
+                                                   order::acq_rel, order::seq_cst),
+              "litmus::order indexes the shared table of order names");
+
+const char* order_name(order o) noexcept { return model::orders::name_of(o); }
 
 int program::find_location(const std::string& n) const {
   for (std::size_t i = 0; i < locations.size(); ++i)
@@ -268,18 +264,6 @@ std::optional<call_spec> lookup_call(const std::string& n) {
   else if (n == "smp_mb") { c = {w::fence, rmw_op::exchange, false, order::seq_cst}; }
   else return std::nullopt;
   return c;
-}
-
-std::optional<order> lookup_order(std::string n) {
-  // CppMem's shorthands: mo_relaxed ... mo_seq_cst.
-  if (n.rfind("mo_", 0) == 0) n = "memory_order_" + n.substr(3);
-  if (n == "memory_order_relaxed") return order::relaxed;
-  if (n == "memory_order_consume") return order::consume;
-  if (n == "memory_order_acquire") return order::acquire;
-  if (n == "memory_order_release") return order::release;
-  if (n == "memory_order_acq_rel") return order::acq_rel;
-  if (n == "memory_order_seq_cst") return order::seq_cst;
-  return std::nullopt;
 }
 
 class parser {
@@ -1018,8 +1002,9 @@ class parser {
   order read_order() {
     const token at = cur();
     const std::string n = expect_ident("a memory order");
-    auto o = lookup_order(n);
-    if (!o) fail_at(at, "unknown memory order '" + n + "'");
+    // memory_order_acquire, CppMem's mo_acquire or plain acquire (the shared table's spellings)
+    const auto o = model::orders::parse<order>(n);
+    if (!o) fail_at(at, model::orders::unknown_order_message(n));
     return *o;
   }
 

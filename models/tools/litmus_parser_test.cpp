@@ -196,6 +196,22 @@ forall (0:ok=1 /\ 0:bad=0 /\ 0:e2=10 /\ 0:a=10 /\ 0:b=15 /\ 0:c=0 /\ 0:d=6 /\ 0:
   EXPECT_EQ(m.log.back(), "fence seq_cst");
 }
 
+// @verifies MC-8: every order is accepted in each spelling of the shared table (memory_order_X,
+// CppMem's mo_X, bare X) and read back under its own name.
+TEST(LitmusParser, EveryOrderInEverySpelling) {
+  for (const char* prefix : {"memory_order_", "mo_", ""}) {
+    std::string body;
+    for (const char* name : {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"})
+      body += std::string("  atomic_thread_fence(") + prefix + name + ");\n";
+    const auto p = lm::parse("C orders\n{ x = 0; }\nP0 (atomic_int* x) {\n" + body + "}\nexists (x=0)\n");
+    seq_memory m(p);
+    run_sequential(p, m);
+    const std::vector<std::string> want{"fence relaxed", "fence consume", "fence acquire",
+                                        "fence release", "fence acq_rel", "fence seq_cst"};
+    EXPECT_EQ(m.log, want) << "prefix '" << prefix << "'";
+  }
+}
+
 // @verifies MC-1
 TEST(LitmusParser, ExpressionsAndControlFlow) {
   const char* src = R"(C expr

@@ -1,0 +1,257 @@
+// models/engine/atomics.cpp — atomic locations and their operations: access, fence, wait, notify.
+#include "checker.hpp"
+
+namespace pilfer::model::engine {
+
+void checker::after_write(std::uint32_t t) {
+  for (std::uint32_t o = 0; o < threads_.size(); ++o)
+    if (o != t && threads_[o].status == tstatus::yielded) threads_[o].status = tstatus::runnable;
+}
+
+std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64_t init, bool initialised,
+                                    detail::value_info info, const std::source_location& src) {
+  mthread& th = threads_[cur_];
+  const auto id = static_cast<std::uint32_t>(locs_.size());
+  location l;
+  l.kind = k;
+  l.info = info;
+  l.creator = cur_;
+  l.key = combine(th.key, ++th.locs);
+  l.file = src.file_name();
+  l.line = src.line();
+  const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
+  if (finishing_) {  // no event: the location only holds its value
+    l.last_value = init & mask;
+    locs_.push_back(std::move(l));
+    return id;
+  }
+  locs_.push_back(std::move(l));
+  event e = make_event(k == location::cell_loc ? ek::cell_init : (initialised ? ek::init : ek::uninit), id, src);
+  if (k != location::cell_loc) {
+    e.wr = true;
+    e.wval = init & mask;
+  }
+  compute_views(e, th);
+  const auto gid = add_event(e, none);
+  commit(gid);
+  return id;
+}
+
+void checker::end_location(std::uint32_t id) noexcept {
+  if (id == none || id >= locs_.size()) return;
+  location& l = locs_[id];
+  if (!live()) {
+    l.alive = false;
+    return;
+  }
+  if (l.kind == location::mutex_loc && l.owner != none)
+    PILFER_MODEL_FAIL("mutex misuse", "mutex L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
+                                          ") destroyed by t" + std::to_string(cur_) + " while t" + std::to_string(l.owner) +
+                                          " holds it");
+  // destruction must happen after every access (else it races with them)
+  const view& v = threads_[cur_].cur;
+  for (auto gid : l.acc) {
+    const event& a = events_[gid];
+    if (a.thread != cur_ && a.index >= v.c[a.thread]) {
+      PILFER_MODEL_FAIL("use after free", "L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
+                                 ") destroyed by t" + std::to_string(cur_) + " concurrently with its access by t" +
+                                 std::to_string(a.thread) + ":" + std::to_string(a.index) + " at " + a.file + ":" +
+                                 std::to_string(a.line));
+    }
+  }
+  l.alive = false;
+}
+
+/// An access performed on the mo-latest value, recording nothing (finishing an execution, and
+/// destructors run after it).
+detail::access_result checker::passthrough(std::uint32_t id, const detail::access& a) {
+  if (id >= locs_.size()) return {0, false};
+  location& l = locs_[id];
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  const std::uint64_t old = l.last_value & mask;
+  if (a.cas) {
+    if (old == (a.expected & mask)) {
+      l.last_value = a.operand & mask;
+      return {old, true};
+    }
+    return {old, false};
+  }
+  if (!a.is_write) return {old, true};
+  std::uint64_t nv = a.operand;
+  switch (a.op) {
+    case detail::rmw_op::add: nv = old + a.operand; break;
+    case detail::rmw_op::sub: nv = old - a.operand; break;
+    case detail::rmw_op::bit_or: nv = old | a.operand; break;
+    case detail::rmw_op::bit_and: nv = old & a.operand; break;
+    default: break;  // store, exchange
+  }
+  l.last_value = nv & mask;
+  return {old, true};
+}
+
+detail::access_result checker::access(std::uint32_t id, const detail::access& a, const std::source_location& src) {
+  if (finishing_) return finish_access(id, a);
+  if (!live()) return passthrough(id, a);
+  if (!begin_op(src)) return finish_access(id, a);
+  location& l = locs_[id];
+  if (!l.alive)
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
+                               std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+  bool weakened = false;
+  const std::memory_order o = effective(a.site, &weakened);
+  event e = make_event(ek::load, id, src);
+  e.tag = a.site.tag ? a.site.tag : "";
+  e.declared = a.site.order;
+  e.order = o;
+  e.sc = o == std::memory_order_seq_cst;
+  detail::access_result r{0, true};
+  if (!a.is_write) {  // load
+    e.acq = is_acquire(o);
+    std::uint64_t v = 0;
+    if (read_choose(e, nullptr, id, false, 0, nullptr, &v, nullptr) == none) return finish_access(id, a);
+    r.value = v;
+    return r;
+  }
+  if (a.op == detail::rmw_op::none && !a.cas) {  // store
+    e.kind = ek::store;
+    e.rel = is_release(o);
+    const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+    e.wval = a.operand & mask;
+    if (write_choose(e, id) == none) return finish_access(id, a);
+    after_write(cur_);
+    return r;
+  }
+  // RMW / CAS: the success order applies when it writes; a failed CAS is a load with the
+  // failure order (its own tag).
+  e.kind = ek::rmw;
+  e.acq = is_acquire(o);
+  e.rel = is_release(o);
+  std::uint64_t v = 0;
+  bool ok = true;
+  if (a.cas) {
+    bool fw = false;
+    std::memory_order fo = effective(a.fail_site, &fw);
+    if (fo == std::memory_order_release) fo = std::memory_order_relaxed;
+    if (fo == std::memory_order_acq_rel) fo = std::memory_order_acquire;
+    // A read of a store equal to `expected` becomes the RMW (success order); any other read
+    // is a failed CAS: a load with the failure order and the failure site's tag.
+    event f = e;
+    f.kind = ek::cas_fail;
+    f.tag = a.fail_site.tag ? a.fail_site.tag : "";
+    f.declared = a.fail_site.order;
+    f.order = fo;
+    f.acq = is_acquire(fo);
+    f.rel = false;
+    f.sc = fo == std::memory_order_seq_cst;
+    if (read_choose(e, &f, id, true, a.expected, &a, &v, &ok) == none) return finish_access(id, a);
+    r.value = v;
+    r.success = ok;
+    if (ok) after_write(cur_);
+    return r;
+  }
+  if (read_choose(e, nullptr, id, false, 0, &a, &v, &ok) == none) return finish_access(id, a);
+  after_write(cur_);
+  r.value = v;
+  return r;
+}
+
+void checker::fence(order_site s, const std::source_location& src) {
+  if (!live() || !begin_op(src)) return;  // finishing: fences order nothing
+  bool weakened = false;
+  const std::memory_order o = effective(s, &weakened);
+  event e = make_event(ek::fence, none, src);
+  e.tag = s.tag ? s.tag : "";
+  e.declared = s.order;
+  e.order = o;
+  e.acq = is_acquire(o);
+  e.rel = is_release(o);
+  e.sc = o == std::memory_order_seq_cst;
+  compute_views(e, threads_[cur_]);
+  const auto gid = add_event(e, none);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true) && !psc_ok(gid, &edges)) {
+    // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
+    remove_last_event();
+    cut_here();
+    return;
+  }
+  commit(gid);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
+}
+
+void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
+  const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
+  for (;;) {
+    if (!live()) return finish_wait(id, old);
+    detail::access a;
+    a.site = s;
+    const auto r = access(id, a, src);
+    if ((r.value & mask) != (old & mask)) return;
+    if (!live()) return finish_wait(id, old);  // cut short before the load
+    mthread& th = threads_[cur_];
+    const std::uint32_t x = events_[th.events.back()].rf;
+    // [atomics.wait]: a notify N already made unblocks this wait if a store Y on the
+    // location is mo-after the X we observed and Y happens-before N (a futex re-checks the
+    // value). A notify_one that already woke a thread is used up.
+    bool already = false;
+    const location& l = locs_[id];
+    for (auto ng : l.acc) {
+      const event& n = events_[ng];
+      if (n.kind != ek::notify || (n.wval == 0 && n.other != none)) continue;
+      for (std::size_t p = events_[x].mo_pos + 1; p < l.mo.size() && !already; ++p) {
+        const event& y = events_[l.mo[p]];
+        if (y.index < n.v.c[y.thread]) already = true;
+      }
+      if (already) break;
+    }
+    if (already) {
+      th.fresh_loc = id;
+      continue;
+    }
+    event e = make_event(ek::wait_block, id, src);
+    compute_views(e, th);
+    const auto gid = add_event(e, none);
+    commit(gid);
+    th.wait_loc = id;
+    th.wait_x = x;
+    th.status = opt_.spurious_wakeups ? tstatus::yielded : tstatus::blocked_wait;
+    if (opt_.spurious_wakeups) th.spin_locs.assign(1, id);
+    switch_to_scheduler();  // resumed once notified (or, with spurious wake-ups, after a write)
+    th.wait_loc = none;
+  }
+}
+
+void checker::notify(std::uint32_t id, bool all, const std::source_location& src) {
+  if (!live() || !begin_op(src)) return;  // finishing: a waiter re-checks by itself
+  event e = make_event(ek::notify, id, src);
+  compute_views(e, threads_[cur_]);
+  // eligible waiters: blocked on id having read X, with some store Y to id, X mo-before Y,
+  // Y happens-before this notify ([atomics.wait]).
+  std::vector<std::uint32_t> eligible;
+  const location& l = locs_[id];
+  for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+    const mthread& th = threads_[t];
+    if (th.status != tstatus::blocked_wait || th.wait_loc != id) continue;
+    const std::uint32_t xp = events_[th.wait_x].mo_pos;
+    bool ok = false;
+    for (std::size_t p = xp + 1; p < l.mo.size() && !ok; ++p) {
+      const event& y = events_[l.mo[p]];
+      if (y.thread == e.thread ? y.index < e.index : y.index < e.v.c[y.thread]) ok = true;
+    }
+    if (ok) eligible.push_back(t);
+  }
+  if (!all && eligible.size() > 1) {
+    const auto c = choose(static_cast<std::uint32_t>(eligible.size()));
+    eligible = {eligible[c]};
+  }
+  if (!eligible.empty() && !all) e.other = eligible[0];
+  e.wval = all ? 1 : 0;  // notify_all stays effective for later waiters; notify_one once used does not
+  const auto gid = add_event(e, none);
+  commit(gid);
+  for (auto t : eligible) {
+    threads_[t].status = tstatus::runnable;
+    threads_[t].fresh_loc = id;
+  }
+}
+
+}  // namespace pilfer::model::engine

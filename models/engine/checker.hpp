@@ -1,0 +1,263 @@
+// models/engine/checker.hpp — engine::checker, the state of one check() in progress, and what the
+// files that define its members (its rooms) share.
+//
+// How an execution runs
+//   Modelled threads are fibers (ucontext) on the calling OS thread. Every atomic operation,
+//   fence, mutex operation, wait/notify, spawn/join and yield is a SCHEDULING POINT: the fiber
+//   stops before it and the scheduler picks which enabled thread performs its next operation.
+//   When the operation runs it becomes an EVENT of the execution graph, and further DECISIONS
+//   are taken inline: which write a read reads from (rf), where a write goes in modification
+//   order (mo), which waiter a notify_one wakes. Cell (plain memory) accesses are events
+//   checked for data races, not scheduling points.
+//
+// The checker's members are defined in rooms, one concept a file:
+//   exploration.cpp     run(): decisions, the DFS / random loop, one execution from start to end
+//   memo.cpp            canonical state hash and the memo table (pruning)
+//   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
+//   finishing.cpp       running a cut-short execution's threads to their end
+//   graph.cpp           events: adding / removing them, views (hb), release bookkeeping, hashes
+//   consistency.cpp     coherence bound and the incremental psc check (rc11 / c++20)
+//   rf_mo_choices.cpp   the rf and mo decisions, filtered by consistency
+//   orders.cpp          effective orders: tags and weakening
+//   atomics.cpp         atomic locations: access, fence, wait, notify
+//   races.cpp           plain cells and data races
+//   mutexes.cpp         mutexes and their misuse
+//   threads.cpp         spawn, join, yield / spin hints, per-thread randomness
+//   tracked_objects.cpp memory made by checker_sync::make (leaks, double / invalid frees)
+//   traces.cpp          printing events and traces
+//   public_api.cpp      check() and the detail:: entry points (forward to the running checker)
+#pragma once
+
+#include "engine.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+#include <source_location>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <ucontext.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PILFER_MODEL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PILFER_MODEL_ASAN 1
+#endif
+#endif
+#if defined(PILFER_MODEL_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace pilfer::model::engine {
+
+// Order classification for the engine's own bookkeeping (these are not atomic operations): which orders
+// carry acquire semantics (consume is modelled as acquire, see README) and which carry release semantics.
+inline bool is_acquire(std::memory_order o) {
+  return o == std::memory_order_acquire || o == std::memory_order_consume ||
+         o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
+}
+inline bool is_release(std::memory_order o) {
+  return o == std::memory_order_release || o == std::memory_order_acq_rel || o == std::memory_order_seq_cst;
+}
+const char* order_name(std::memory_order o);
+const char* kind_name(ek k);
+
+// -------------------------------------------------------------------------------------------
+// The engine state (one check() at a time per process; fibers share it)
+// -------------------------------------------------------------------------------------------
+class checker;
+extern checker* g;  // the running check (exploration.cpp)
+/// The tags seen by the last check (seen_tags()).
+extern std::set<std::string> g_last_tags;
+
+// A failure ends the execution: the message temporaries die with the full-expression that
+// records them, before the fiber is stranded (stranded frames are never unwound).
+#define PILFER_MODEL_FAIL(kind, message) \
+  do {                                   \
+    record_failure(kind, message);       \
+    abandon();                           \
+  } while (false)
+
+/// psc_ rows are bit sets: row u has bit v when the committed psc has the edge u -> v.
+inline void bit_set(std::vector<std::uint64_t>& row, std::uint32_t v) {
+  if (row.size() <= v / 64) row.resize(v / 64 + 1, 0);
+  row[v / 64] |= std::uint64_t{1} << (v % 64);
+}
+
+class checker {
+ public:
+  checker(std::function<std::unique_ptr<scenario>()> make, const options& o) : make_(std::move(make)), opt_(o) {}
+  result run();
+
+  // --- hooks used by the detail:: entry points (called on fibers) ---
+  /// Exploring: operations are events.
+  bool live() const noexcept { return running_ && !over_; }
+  /// The execution is over and its threads are being run to their end (see "Finishing").
+  bool finishing() const noexcept { return finishing_; }
+  /// live() or finishing(): a modelled thread is running.
+  bool engaged() const noexcept { return live() || finishing_; }
+  std::uint32_t new_location(location::kind_t k, const void* addr, std::uint64_t init, bool initialised,
+                             detail::value_info info, const std::source_location& src);
+  void end_location(std::uint32_t id) noexcept;
+  detail::access_result access(std::uint32_t id, const detail::access& a, const std::source_location& src);
+  detail::access_result passthrough(std::uint32_t id, const detail::access& a);
+  void wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src);
+  void notify(std::uint32_t id, bool all, const std::source_location& src);
+  void fence(order_site s, const std::source_location& src);
+  void cell_access(std::uint32_t id, bool write, const std::source_location& src);
+  void mutex_lock(std::uint32_t id, const std::source_location& src);
+  bool mutex_try_lock(std::uint32_t id, const std::source_location& src);
+  void mutex_unlock(std::uint32_t id, const std::source_location& src);
+  void mutex_misuse_check(std::uint32_t id, const char* op, const std::source_location& src);
+  unsigned spawn(std::unique_ptr<detail::task> t, const std::source_location& src);
+  void join(unsigned t, const std::source_location& src);
+  void yield(const std::source_location& src, bool spin);
+  std::uint64_t random(std::uint64_t bound);
+  void*& thread_slot(const void* key) { return threads_[cur_].slots[key]; }
+  unsigned thread_id() const noexcept { return cur_; }
+  void* alloc(std::size_t bytes, std::size_t align, bool array, const char* what, const std::source_location& src);
+  bool check_free(const void* p, bool array, const std::source_location& src);
+  void release(void* p) noexcept;
+  /// Record a failure (arguments are destroyed before the fiber is stranded: no leak).
+  void record_failure(std::string kind, std::string message);
+  /// End the execution from a fiber that found a failure; the fiber is stranded.
+  [[noreturn]] void abandon();
+  /// assume(false): the execution is blocked (not an error); the fiber is stranded.
+  [[noreturn]] void block();
+  /// This thread stops here for good: it is never resumed, its frames are never unwound.
+  [[noreturn]] void strand();
+  std::size_t execution_index() const noexcept { return exec_index_; }
+
+ private:
+  friend struct consistency;
+  // execution driving
+  enum class outcome { complete, failed, pruned, blocked, other_shard };
+  bool rc11() const noexcept { return opt_.model == memory_model::rc11; }
+  bool memo_seen(hash128 h);  // insert; true if it was there
+  outcome run_execution();
+  void reset_execution();
+  void cleanup_execution();
+  void main_body();
+  static void fiber_entry();
+  /// `for_good`: the fiber ended or is stranded (ASan may free its fake stack).
+  void switch_to_scheduler(bool for_good = false);
+  void switch_to(std::uint32_t t);
+  /// Scheduling point before a visible operation. false: the execution was cut short while
+  /// this thread waited here; the caller performs the operation in finishing mode.
+  [[nodiscard]] bool begin_op(const std::source_location& src);
+  /// No consistent choice here (pruned): end the execution; returns once this thread is
+  /// resumed to finish, and the caller performs its operation in finishing mode.
+  void cut_here();
+
+  // finishing (see "Finishing an execution")
+  bool finish_execution();  // false: some thread was stranded
+  void finish_threads();    // round-robin until every thread ended or none can go on (stranded)
+  void strand_unfinished();
+  void finishing_op();      // counts the thread's operations against its budget
+  void finishing_pause();   // lets the other threads run
+  detail::access_result finish_access(std::uint32_t id, const detail::access& a);
+  void finish_wait(std::uint32_t id, std::uint64_t old);
+  void finish_join(std::uint32_t t);
+  void finish_lock(std::uint32_t id);
+  bool finish_try_lock(std::uint32_t id);
+  void finish_unlock(std::uint32_t id);
+  bool enabled(std::uint32_t t) const;
+  std::uint32_t choose(std::uint32_t n);
+  std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
+  bool fast_replay(std::uint32_t* aux);
+  hash128 state_hash() const;
+  void finish_thread();
+
+  // graph
+  event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
+  std::uint32_t add_event(event e, std::uint32_t mo_index);  // returns gid
+  void remove_last_event();
+  void commit(std::uint32_t gid);  // thread-state and hash updates after add_event
+  std::uint32_t visible_bound(std::uint32_t t, const location& l) const;
+  std::uint64_t key_of(const event& e) const;
+  bool hbq(const event& x, const event& y) const noexcept {
+    return (&x != &y) && x.index < y.v.c[x.thread];
+  }
+  void compute_views(event& e, const mthread& t) const;
+  bool psc_needed(const event& e, bool added) const;
+  bool psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std::uint32_t>>* edges);
+  bool scb(const event& x, const event& y) const;
+  const event* next_diff(const event& x) const;
+  const event* prev_diff(const event& y) const;
+  std::uint32_t read_choose(const event& proto, const event* fail_proto, std::uint32_t lid, bool is_cas,
+                            std::uint64_t expected, const detail::access* a, std::uint64_t* value,
+                            bool* success);
+  std::uint32_t write_choose(event proto, std::uint32_t lid);
+  void after_write(std::uint32_t t);
+  std::memory_order effective(order_site s, bool* weakened);
+  void race_check(const event& e, const location& l);
+  void record_race(const event& first, const event& second);
+  std::string describe(const event& e) const;
+  std::string trace() const;
+  std::string format_value(const location& l, std::uint64_t v) const;
+  std::string where(const std::source_location& s) const;
+  std::string token() const;
+
+  std::function<std::unique_ptr<scenario>()> make_;
+  options opt_;
+  result res_;
+
+  // per execution
+  bool running_ = false, over_ = false;
+  bool finishing_ = false;
+  std::size_t finish_progress_ = 0;  // finishing: writes, locks, unlocks, thread starts and ends
+  std::uint32_t cur_ = 0;
+  std::vector<mthread> threads_;
+  std::vector<event> events_;
+  std::vector<location> locs_;
+  std::unordered_map<const void*, region> regions_;
+  std::unique_ptr<scenario> scenario_;
+  std::vector<checker_sync::thread> main_threads_;
+  std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
+  std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
+  bool force_latest_ = false;                               // next read_choose reads the mo-latest write
+  std::size_t sc_fences_ = 0;
+  bool failed_ = false, pruned_ = false, blocked_ = false, other_shard_ = false;
+  int shard_ = -1;  // this execution's shard: 1 mine, 0 another's, -1 not decided yet
+  std::string fail_kind_, fail_msg_;
+  std::uint32_t last_run_ = none;
+  unsigned preemptions_ = 0;
+  hash128 last_hash_{0, 0};
+  bool have_last_ = false;
+  ucontext_t sched_ctx_{};
+  void* sched_sp_ = nullptr;
+  std::vector<std::unique_ptr<char[]>> stacks_;
+#if defined(PILFER_MODEL_ASAN)
+  void* fake_stack_ = nullptr;
+  const void* sched_bottom_ = nullptr;
+  std::size_t sched_size_ = 0;
+#endif
+
+  // decisions
+  std::vector<decision> path_;
+  std::size_t depth_ = 0, prefix_ = 0;
+  bool replaying_token_ = false;
+  std::mt19937_64 rng_;
+  // memo table: a fixed-capacity cache of state hashes (4-way buckets, replacement when a
+  // bucket is full), grown by doubling up to options::memo_entries
+  std::vector<hash128> memo_;
+  std::size_t memo_used_ = 0;
+  std::vector<std::string> race_keys_;  // dedup keys of res_.races
+  std::size_t exec_index_ = 0;
+  struct tag_info {
+    std::string name;
+    std::memory_order want;  // -1: not weakened
+    int strongest;           // strongest declared order recorded so far
+  };
+  std::unordered_map<const char*, tag_info> tag_cache_;
+};
+
+}  // namespace pilfer::model::engine

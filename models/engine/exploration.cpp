@@ -1,0 +1,313 @@
+// models/engine/exploration.cpp — decisions and the stateless exploration that drives executions.
+//
+// Exploration (stateless, RCMC/GenMC style)
+//   An execution is identified by its decision sequence. Exhaustive mode is a DFS over it: run
+//   the program from scratch replaying a prefix, then take choice 0 for new decisions; after
+//   the run, bump the deepest decision that has alternatives left. Only RC11-consistent
+//   choices are offered (consistency.cpp), and because porf = (sb ∪ rf) is acyclic in RC11,
+//   adding events in porf order reaches every consistent execution.
+//   Pruning: a thread is a deterministic function of the values its reads return, so the
+//   future of a state depends only on its execution graph (+ thread statuses). At every
+//   scheduling point the graph is hashed canonically (128 bits: per-thread event sequences
+//   with rf named as (thread key, index), per-location mo lists, thread keys derived from
+//   creation ancestry, location keys from (creating thread, creation counter)); a state seen
+//   before is not explored again. Random mode draws every decision from a seeded PRNG.
+//
+// The memo table and the canonical state hash are in memo.cpp; which rf / mo choices are
+// offered, in rf_mo_choices.cpp and consistency.cpp.
+#include "checker.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+namespace pilfer::model::engine {
+
+checker* g = nullptr;  // the running check
+std::set<std::string> g_last_tags;
+
+std::uint32_t checker::choose(std::uint32_t n) {
+  if (n <= 1) return 0;
+  if (depth_ < path_.size()) {
+    decision& d = path_[depth_++];
+    if (d.count != n && !replaying_token_) {
+      PILFER_MODEL_FAIL("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+                              " alternatives before and " + std::to_string(n) + " now");
+    }
+    if (d.chosen >= n) PILFER_MODEL_FAIL("model error", "replay token does not match this scenario");
+    d.count = n;
+    return d.chosen;
+  }
+  std::uint32_t c = 0;
+  if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
+  path_.push_back(decision{c, n});
+  ++depth_;
+  return c;
+}
+
+/// Like choose() but always recorded (even with one alternative), with the outcome.
+std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
+  const auto n = static_cast<std::uint32_t>(aux.size());
+  if (depth_ < path_.size()) {
+    decision& d = path_[depth_++];
+    if (d.count != n && !replaying_token_)
+      PILFER_MODEL_FAIL("model error", "nondeterministic scenario: a decision had " + std::to_string(d.count) +
+                              " alternatives before and " + std::to_string(n) + " now");
+    if (d.chosen >= n) PILFER_MODEL_FAIL("model error", "replay token does not match this scenario");
+    d.count = n;
+    d.aux = aux[d.chosen];
+    return d.chosen;
+  }
+  std::uint32_t c = 0;
+  if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
+  path_.push_back(decision{c, n, aux[c]});
+  ++depth_;
+  return c;
+}
+
+/// Replaying a prefix (except its last, bumped decision): take the recorded outcome.
+bool checker::fast_replay(std::uint32_t* aux) {
+  if (replaying_token_ || depth_ + 1 >= prefix_ || depth_ >= path_.size()) return false;
+  const decision& d = path_[depth_];
+  if (d.aux == 0xFFFFFFFFu) return false;
+  *aux = d.aux;
+  ++depth_;
+  return true;
+}
+
+/// "pm1" then '.'-separated choices; a run of k > 1 zeros is written "0*k".
+std::string checker::token() const {
+  std::string s = "pm1";
+  for (std::size_t i = 0; i < path_.size();) {
+    std::size_t j = i;
+    while (j < path_.size() && path_[j].chosen == 0) ++j;
+    if (j - i > 1) {
+      s += ".0*" + std::to_string(j - i);
+      i = j;
+      continue;
+    }
+    s += '.';
+    s += std::to_string(path_[i].chosen);
+    ++i;
+  }
+  return s;
+}
+
+result checker::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  res_ = result{};
+  res_.model = opt_.model;
+  rng_.seed(opt_.seed);
+  g = this;
+  bool exhausted = false;
+  if (!opt_.replay.empty()) {
+    // Replay exactly the execution named by the token.
+    path_.clear();
+    std::stringstream ss(opt_.replay);
+    std::string part;
+    std::getline(ss, part, '.');
+    while (std::getline(ss, part, '.')) {
+      const auto star = part.find('*');
+      const std::size_t reps = star == std::string::npos ? 1 : std::stoul(part.substr(star + 1));
+      const auto c = static_cast<std::uint32_t>(std::stoul(part.substr(0, star)));
+      for (std::size_t k = 0; k < reps; ++k) path_.push_back(decision{c, 0});
+    }
+    replaying_token_ = true;
+    prefix_ = path_.size();
+    const auto oc = run_execution();
+    if (oc == outcome::complete) ++res_.executions;
+    if (!failed_) res_.trace = trace();  // (a failure already recorded its trace)
+    std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), failed_ ? fail_kind_.c_str() : "ok",
+                failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
+    std::fputs(res_.trace.c_str(), stdout);
+    cleanup_execution();
+  } else {
+    const std::size_t limit = opt_.how == mode::random ? opt_.iterations : opt_.max_executions;
+    for (;;) {
+      if (opt_.how == mode::random) path_.clear();
+      prefix_ = path_.size();
+      const auto oc = run_execution();
+      if (oc == outcome::complete) ++res_.executions;
+      if (oc == outcome::pruned) ++res_.pruned;
+      if (oc == outcome::blocked) ++res_.blocked;
+      if (oc == outcome::other_shard) ++res_.other_shards;
+      if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
+      const bool stop = failed_ && opt_.stop_on_failure;
+      cleanup_execution();
+      ++exec_index_;
+      if (stop) break;
+      if (opt_.how == mode::random) {
+        if (exec_index_ >= limit) break;
+        continue;
+      }
+      // DFS backtrack: bump the deepest decision with alternatives left.
+      while (!path_.empty() && path_.back().chosen + 1 >= path_.back().count) path_.pop_back();
+      if (path_.empty()) {
+        exhausted = true;
+        break;
+      }
+      ++path_.back().chosen;
+      if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
+    }
+  }
+  // (a failure that stops the check leaves `exhausted` false; races recorded as flags do not)
+  res_.complete = exhausted && opt_.replay.empty();
+  res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  g_last_tags = res_.tags;
+  g = nullptr;
+  return res_;
+}
+
+void checker::reset_execution() {
+  threads_.clear();
+  threads_.reserve(max_threads + 1);  // + the fiber that may destroy the scenario when finishing
+  events_.clear();
+  events_.reserve(512);
+  locs_.clear();
+  sc_nodes_.clear();
+  psc_.clear();
+  sc_fences_ = 0;
+  failed_ = pruned_ = blocked_ = other_shard_ = false;
+  shard_ = -1;
+  force_latest_ = false;
+  over_ = false;
+  finishing_ = false;
+  finish_progress_ = 0;
+  depth_ = 0;
+  last_run_ = none;
+  preemptions_ = 0;
+  have_last_ = false;
+}
+
+void checker::cleanup_execution() {
+  over_ = true;
+  if (!finish_execution()) ++res_.abandoned;
+  running_ = false;
+  for (auto& [p, r] : regions_) ::operator delete(const_cast<void*>(p), std::align_val_t(r.align));
+  regions_.clear();
+  for (auto& t : threads_) t.body.reset();
+}
+
+checker::outcome checker::run_execution() {
+  reset_execution();
+  running_ = true;
+  threads_.emplace_back();
+  threads_[0].key = mix64(0x1234567ull);
+  threads_[0].rng = threads_[0].key;
+  while (true) {
+    if (over_) break;
+    if (opt_.shard_count > 1 && opt_.how == mode::exhaustive && !replaying_token_ && shard_ < 0 &&
+        events_.size() >= opt_.shard_depth) {
+      // the first state with shard_depth events decides: its canonical hash picks the shard
+      const hash128 h = state_hash();
+      shard_ = mix64(h.a ^ h.b) % opt_.shard_count == opt_.shard_index % opt_.shard_count ? 1 : 0;
+      if (shard_ == 0) {
+        other_shard_ = true;  // another shard explores this state
+        break;
+      }
+    }
+    // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
+    if (opt_.how == mode::exhaustive && !replaying_token_) {
+      // (the same state seen twice in a row is one visit: a thread started or resumed
+      // without adding an event yet)
+      const hash128 h = state_hash();
+      if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
+        if (memo_seen(h)) {
+          pruned_ = true;
+          break;
+        }
+        ++res_.states;
+      }
+      last_hash_ = h;
+      have_last_ = true;
+    } else {
+      ++res_.states;
+    }
+    // ---- pick the next thread ----
+    std::uint32_t en[max_threads];
+    std::uint32_t n = 0;
+    bool all_finished = true, any_yielded = false;
+    // current thread first: the first explored schedule has few context switches
+    if (last_run_ != none && enabled(last_run_)) en[n++] = last_run_;
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+      if (threads_[t].status != tstatus::finished) all_finished = false;
+      if (threads_[t].status == tstatus::yielded) any_yielded = true;
+      if (t != last_run_ && enabled(t)) en[n++] = t;
+    }
+    if (n == 0) {
+      if (all_finished) break;
+      if (any_yielded) {  // nothing else can run: spinners re-read (fair visibility)
+        for (auto& t : threads_)
+          if (t.status == tstatus::yielded) t.status = tstatus::runnable;
+        continue;
+      }
+      std::string who;
+      for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+        const auto& th = threads_[t];
+        if (th.status == tstatus::finished) continue;
+        who += " t" + std::to_string(t) + ":";
+        if (th.status == tstatus::blocked_wait)
+          who += "wait(L" + std::to_string(th.wait_loc) + ")";
+        else if (th.pend == pending::lock)
+          who += "lock(L" + std::to_string(th.pend_arg) + ")";
+        else if (th.pend == pending::join)
+          who += "join(t" + std::to_string(th.pend_arg) + ")";
+      }
+      failed_ = true;
+      fail_kind_ = "deadlock";
+      fail_msg_ = "no thread can run; blocked:" + who;
+      break;
+    }
+    std::uint32_t pickable = n;
+    const bool cur_enabled = last_run_ != none && n > 0 && en[0] == last_run_;
+    if (opt_.preemption_bound && opt_.how == mode::exhaustive && cur_enabled && preemptions_ >= *opt_.preemption_bound)
+      pickable = 1;
+    const std::uint32_t c = choose(pickable);
+    const std::uint32_t t = en[c];
+    if (cur_enabled && t != last_run_) ++preemptions_;
+    last_run_ = t;
+    switch_to(t);
+  }
+  if (!failed_ && !pruned_ && !blocked_ && !other_shard_ && opt_.shard_count > 1 && opt_.how == mode::exhaustive &&
+      !replaying_token_ && shard_ < 0 && opt_.shard_index % opt_.shard_count != 0)
+    other_shard_ = true;  // shorter than shard_depth events: shard 0 takes it
+  if (!failed_ && !pruned_ && !blocked_ && !other_shard_) {
+    // leak check: everything made must have been destroyed once every thread finished
+    for (const auto& [p, r] : regions_) {
+      if (!r.freed) {
+        failed_ = true;
+        fail_kind_ = "leak";
+        fail_msg_ = std::string(r.what) + " of " + std::to_string(r.bytes) + " bytes by t" + std::to_string(r.thread) +
+                    " at " + r.file + ":" + std::to_string(r.line) + " was never destroyed";
+        break;
+      }
+    }
+  }
+  const outcome oc = failed_       ? outcome::failed
+                     : other_shard_ ? outcome::other_shard
+                     : blocked_     ? outcome::blocked
+                     : pruned_  ? outcome::pruned
+                                : outcome::complete;
+  if (failed_ && res_.ok) {
+    res_.ok = false;
+    res_.kind = fail_kind_;
+    res_.message = fail_msg_;
+    res_.trace = trace();
+    res_.replay_token = token();
+  }
+  return oc;
+}
+
+bool checker::enabled(std::uint32_t t) const {
+  const mthread& th = threads_[t];
+  if (th.status != tstatus::runnable) return false;
+  if (th.pend == pending::join) return threads_[th.pend_arg].status == tstatus::finished;
+  if (th.pend == pending::lock) {
+    const location& l = locs_[th.pend_arg];
+    return events_[l.mo.back()].wval == 0;
+  }
+  return true;
+}
+
+}  // namespace pilfer::model::engine

@@ -1,0 +1,128 @@
+// models/engine/graph.cpp — the execution graph: events, views (hb), release bookkeeping, hashes.
+#include "checker.hpp"
+
+namespace pilfer::model::engine {
+
+event checker::make_event(ek k, std::uint32_t loc, const std::source_location& src) const {
+  event e;
+  e.kind = k;
+  e.thread = static_cast<std::uint16_t>(cur_);
+  e.index = static_cast<std::uint32_t>(threads_[cur_].events.size());
+  e.loc = loc;
+  e.file = src.file_name();
+  e.line = src.line();
+  return e;
+}
+
+/// Views of a new event of thread `t` (its rf and orders already set).
+void checker::compute_views(event& e, const mthread& t) const {
+  e.v = t.cur;
+  e.v.c[e.thread] = e.index + 1;
+  if (e.rd && e.rf != none) {
+    if (e.acq) e.v.join(events_[e.rf].relv);
+  }
+  if (e.kind == ek::fence && e.acq) e.v.join(t.acq_pending);
+  if (e.wr) {
+    view base{};
+    if (e.rel)
+      base = e.v;
+    else
+      base = t.fence_rel;
+    // rc11 only: rs = [W]; (sb&loc)?; [W]; ... — a later write of the same thread to the
+    // location continues the release sequence of an earlier release write (the RC11 paper,
+    // C11). C++20 (P0982R1) removed that step: only RMWs continue a release sequence.
+    if (rc11())
+      for (const auto& [l, v] : t.loc_rel)
+        if (l == e.loc) base.join(v);
+    if (e.rd && e.rf != none) base.join(events_[e.rf].relv);  // (rf; rmw)* continues a release sequence
+    e.relv = base;
+  }
+}
+
+std::uint32_t checker::add_event(event e, std::uint32_t mo_index) {
+  const auto gid = static_cast<std::uint32_t>(events_.size());
+  mthread& th = threads_[e.thread];
+  th.events.push_back(gid);
+  if (e.loc != none) {
+    location& l = locs_[e.loc];
+    l.acc.push_back(gid);
+    if (e.wr) {
+      if (mo_index == none) mo_index = static_cast<std::uint32_t>(l.mo.size());
+      l.mo.insert(l.mo.begin() + mo_index, gid);
+      e.mo_pos = mo_index;
+      for (std::size_t i = mo_index + 1; i < l.mo.size(); ++i) events_[l.mo[i]].mo_pos = static_cast<std::uint32_t>(i);
+    }
+  }
+  if (e.sc) {
+    e.sc_idx = static_cast<std::int32_t>(sc_nodes_.size());
+    sc_nodes_.push_back(gid);
+    if (e.kind == ek::fence) ++sc_fences_;
+  }
+  events_.push_back(e);
+  return gid;
+}
+
+void checker::remove_last_event() {
+  const event e = events_.back();
+  threads_[e.thread].events.pop_back();
+  if (e.loc != none) {
+    location& l = locs_[e.loc];
+    l.acc.pop_back();
+    if (e.wr) {
+      l.mo.erase(l.mo.begin() + e.mo_pos);
+      for (std::size_t i = e.mo_pos; i < l.mo.size(); ++i) events_[l.mo[i]].mo_pos = static_cast<std::uint32_t>(i);
+    }
+  }
+  if (e.sc) {
+    sc_nodes_.pop_back();
+    if (e.kind == ek::fence) --sc_fences_;
+  }
+  events_.pop_back();
+}
+
+/// Make an added event permanent: thread views, release bookkeeping, hashes.
+void checker::commit(std::uint32_t gid) {
+  event& e = events_[gid];
+  mthread& th = threads_[e.thread];
+  th.cur = e.v;
+  if (e.rd && e.rf != none && !e.acq) th.acq_pending.join(events_[e.rf].relv);
+  if (e.kind == ek::fence && e.rel) th.fence_rel = e.v;
+  if (e.wr && e.loc != none && rc11()) {
+    view base = e.rel ? e.v : th.fence_rel;
+    bool found = false;
+    for (auto& [l, v] : th.loc_rel)
+      if (l == e.loc) {
+        v.join(base);
+        found = true;
+      }
+    if (!found) th.loc_rel.emplace_back(e.loc, base);
+  }
+  // sequence hash: kind, location key, rf source (thread key, index), other thread
+  std::uint64_t d = static_cast<std::uint64_t>(e.kind) | (static_cast<std::uint64_t>(e.sc) << 8);
+  if (e.loc != none) d = combine(d, locs_[e.loc].key);
+  if (e.rf != none) {
+    const event& w = events_[e.rf];
+    d = combine(d, combine(threads_[w.thread].key, w.index));
+  }
+  if (e.other != none) d = combine(d, threads_[e.other].key);
+  th.ha = combine(th.ha, d);
+  th.hb = combine_b(th.hb, d);
+  if (e.wr && e.loc != none) {
+    location& l = locs_[e.loc];
+    l.last_value = events_[l.mo.back()].wval;
+    std::uint64_t a = 0, b = 0;
+    for (auto w : l.mo) {
+      const event& x = events_[w];
+      const std::uint64_t k = combine(threads_[x.thread].key, x.index);
+      a = combine(a, k);
+      b = combine_b(b, k);
+    }
+    l.mo_ha = a;
+    l.mo_hb = b;
+  }
+  if (e.sc) {
+    if (psc_.size() < sc_nodes_.size()) psc_.resize(sc_nodes_.size());
+  }
+}
+
+}  // namespace pilfer::model::engine

@@ -1,0 +1,93 @@
+// models/engine/memo.cpp — pruning: the canonical state hash and the memo table of states seen.
+//
+// Pruning (see exploration.cpp): a state seen before is not explored again.
+#include "checker.hpp"
+
+#include <algorithm>
+
+namespace pilfer::model::engine {
+
+/// The memo table is a cache, not a set: forgetting a state only means exploring it again, so
+/// exploration stays complete while memory stays bounded by options::memo_entries. Below that
+/// cap nothing is forgotten — a full bucket (or one that overflows while rehashing) doubles the
+/// table instead — so each distinct graph is completed exactly once; only a table at its cap
+/// forgets (result::forgotten), and then a graph may be completed more than once.
+bool checker::memo_seen(hash128 h) {
+  if (opt_.memo_entries == 0) return false;
+  if (h.a == 0 && h.b == 0) h.b = 1;  // {0,0} marks an empty slot
+  constexpr std::size_t ways = 4;
+  const std::size_t cap = std::max<std::size_t>(opt_.memo_entries, 64);
+  const auto is_empty = [](const hash128& x) { return x.a == 0 && x.b == 0; };
+  const auto bucket = [&](const hash128& x) { return (x.a & (memo_.size() - 1)) & ~(ways - 1); };
+  // Rehash into a table twice as large; doubles again while an entry does not fit (below the cap).
+  const auto grow = [&] {
+    std::vector<hash128> old;
+    old.swap(memo_);
+    std::size_t size = old.size() * 2;
+    for (bool fits = false; !fits; size *= 2) {
+      memo_.assign(size, hash128{0, 0});
+      memo_used_ = 0;
+      fits = true;
+      for (const hash128& x : old) {
+        if (is_empty(x)) continue;
+        const std::size_t base = bucket(x);
+        std::size_t i = 0;
+        while (i < ways && !is_empty(memo_[base + i])) ++i;
+        if (i < ways) {
+          memo_[base + i] = x;
+          ++memo_used_;
+        } else if (size * 2 <= cap) {
+          fits = false;  // try twice the size
+          break;
+        } else {
+          ++res_.forgotten;  // at the cap: the table is a cache
+        }
+      }
+    }
+  };
+  if (memo_.empty()) memo_.assign(std::min<std::size_t>(cap, std::size_t{1} << 14), hash128{0, 0});
+  // grow (rehash) while the table is at most half full and below the cap
+  if (memo_used_ * 2 > memo_.size() && memo_.size() * 2 <= cap) grow();
+  for (;;) {
+    const std::size_t base = bucket(h);
+    for (std::size_t i = 0; i < ways; ++i) {
+      hash128& slot = memo_[base + i];
+      if (slot == h) return true;
+      if (is_empty(slot)) {
+        slot = h;
+        ++memo_used_;
+        return false;
+      }
+    }
+    if (memo_.size() * 2 > cap) break;
+    grow();  // below the cap a full bucket grows the table: no state is forgotten
+  }
+  memo_[bucket(h) + (h.b % ways)] = h;  // at the cap, bucket full: forget one of its states
+  ++res_.forgotten;
+  return false;
+}
+
+hash128 checker::state_hash() const {
+  std::uint64_t a = 0, b = 0;
+  for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+    const mthread& th = threads_[t];
+    std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
+                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
+    std::uint64_t ry = 0;
+    for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
+    a += combine(combine(combine(th.key, th.ha), extra), ry);
+    b += combine_b(combine_b(combine_b(th.key, th.hb), extra), ry);
+  }
+  for (const location& l : locs_) {
+    if (l.kind == location::cell_loc) continue;
+    a += combine(l.key, l.mo_ha);
+    b += combine_b(l.key, l.mo_hb);
+  }
+  if (opt_.preemption_bound) {
+    a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
+    b = combine_b(b, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
+  }
+  return hash128{a, b};
+}
+
+}  // namespace pilfer::model::engine

@@ -1,0 +1,165 @@
+// models/engine/rf_mo_choices.cpp — the rf and mo decisions: which write a read reads from, where a
+// write goes in modification order.
+#include "checker.hpp"
+
+#include <algorithm>
+
+namespace pilfer::model::engine {
+
+/// Choose (and add) a read / RMW event. Candidates: writes at mo positions >= the coherence
+/// bound, not already read by an RMW (atomicity) if this becomes an RMW, filtered by psc.
+/// Returns `none` when no candidate is consistent: the execution was cut here, and the
+/// caller finishes its operation (this thread was resumed to finish the execution).
+std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, std::uint32_t lid, bool is_cas,
+                                   std::uint64_t expected, const detail::access* a, std::uint64_t* value,
+                                   bool* success) {
+  location& l = locs_[lid];
+  mthread& th = threads_[cur_];
+  const std::uint32_t L = visible_bound(cur_, l);
+  std::uint32_t lo = L;
+  // fair visibility after a spin hint / yield: a spinning read (a location the thread read
+  // in the loop iteration before the hint) reads the latest store the first time it is read
+  // again. Other locations are not affected: they keep every value coherence allows.
+  if (auto it = std::find(th.spin_locs.begin(), th.spin_locs.end(), lid); it != th.spin_locs.end()) {
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    th.spin_locs.erase(it);
+  }
+  if (force_latest_) {  // mutex lock: the lock is free, its mo-last write is an unlock
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    force_latest_ = false;
+  }
+  // a woken waiter re-reads the latest store (as futex-based implementations do)
+  if (th.fresh_loc == lid) {
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    th.fresh_loc = none;
+  }
+  const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  struct cand {
+    std::uint32_t w;
+    bool rmw;
+  };
+  const auto build = [&](const cand& c) {
+    event e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
+    e.rd = true;
+    e.rf = c.w;
+    e.rval = events_[c.w].wval & mask;
+    if (c.rmw) {
+      e.wr = true;
+      e.kind = proto.kind == ek::lock ? ek::lock : ek::rmw;
+      const std::uint64_t old = e.rval, d = a ? a->operand : 0;
+      std::uint64_t nv = d;
+      if (a) switch (a->op) {
+          case detail::rmw_op::add: nv = old + d; break;
+          case detail::rmw_op::sub: nv = old - d; break;
+          case detail::rmw_op::bit_or: nv = old | d; break;
+          case detail::rmw_op::bit_and: nv = old & d; break;
+          default: break;
+        }
+      e.wval = nv & mask;
+    } else if (is_cas) {
+      e.kind = ek::cas_fail;
+      e.rel = false;
+    }
+    compute_views(e, th);
+    return e;
+  };
+  const auto rmw_from = [&](std::uint32_t p) {
+    const std::uint32_t w = l.mo[p];
+    return is_rmw_op && (!is_cas || (events_[w].wval & mask) == (expected & mask));
+  };
+  event e;
+  std::uint32_t fast = 0;
+  if (fast_replay(&fast)) {
+    e = build(cand{fast, rmw_from(events_[fast].mo_pos)});
+  } else {
+    std::vector<cand> cands;
+    for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
+      const bool becomes_rmw = rmw_from(p);
+      if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
+      cands.push_back(cand{l.mo[p], becomes_rmw});
+    }
+    // build each candidate event, keep the psc-consistent ones (the RMW write goes right
+    // after its source in mo)
+    std::vector<event> good;
+    std::vector<std::uint32_t> aux;
+    for (const cand& c : cands) {
+      event x = build(c);
+      if (psc_needed(x, false)) {
+        const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
+        const bool fine = psc_ok(gid, nullptr);
+        remove_last_event();
+        if (!fine) continue;
+      }
+      good.push_back(x);
+      aux.push_back(c.w);
+    }
+    if (good.empty()) {
+      pruned_ = true;
+    } else {
+      e = good[choose_recorded(aux)];
+    }
+  }
+  if (pruned_) {  // no consistent source
+    cut_here();
+    return none;
+  }
+  const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
+  const auto gid = add_event(e, pos);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
+  commit(gid);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
+  if (value) *value = events_[gid].rval;
+  if (success) *success = events_[gid].wr;
+  const event& r = events_[gid];
+  if (events_[r.rf].kind == ek::uninit)
+    PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
+                                   l.file + ":" + std::to_string(l.line) + ") before any store, at " + r.file + ":" +
+                                   std::to_string(r.line));
+  return gid;
+}
+
+/// Choose (and add) a plain write: any mo position after the coherence bound that does not
+/// split an RMW from the write it read. `none`: cut here, as for read_choose.
+std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
+  location& l = locs_[lid];
+  mthread& th = threads_[cur_];
+  const std::uint32_t L = visible_bound(cur_, l);
+  std::vector<std::uint32_t> positions;
+  for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
+    if (p < l.mo.size() && events_[l.mo[p]].rd) continue;  // would split an RMW from its source
+    positions.push_back(p);
+  }
+  proto.wr = true;
+  compute_views(proto, th);
+  std::uint32_t fastp = 0;
+  std::vector<std::uint32_t> good;
+  if (fast_replay(&fastp)) {
+    positions.clear();
+    good.push_back(fastp);
+  }
+  for (auto p : positions) {
+    if (!psc_needed(proto, false)) {
+      good.push_back(p);
+      continue;
+    }
+    const auto gid = add_event(proto, p);
+    const bool fine = psc_ok(gid, nullptr);
+    remove_last_event();
+    if (fine) good.push_back(p);
+  }
+  if (good.empty()) {
+    cut_here();
+    return none;
+  }
+  const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
+  const auto gid = add_event(proto, p);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
+  commit(gid);
+  for (auto [u, v] : edges) bit_set(psc_[u], v);
+  return gid;
+}
+
+}  // namespace pilfer::model::engine

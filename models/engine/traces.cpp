@@ -1,0 +1,89 @@
+// models/engine/traces.cpp — traces: how events, values and source places are printed.
+#include "checker.hpp"
+#include "order_names.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace pilfer::model::engine {
+
+static_assert(orders::declared_in_table_order(std::memory_order_relaxed, std::memory_order_consume,
+                                              std::memory_order_acquire, std::memory_order_release,
+                                              std::memory_order_acq_rel, std::memory_order_seq_cst),
+              "std::memory_order indexes the shared table of order names");
+
+const char* order_name(std::memory_order o) { return orders::name_of(o); }
+const char* kind_name(ek k) {
+  switch (k) {
+    case ek::init: return "init";
+    case ek::uninit: return "init(uninitialised)";
+    case ek::load: return "load";
+    case ek::store: return "store";
+    case ek::rmw: return "rmw";
+    case ek::cas_fail: return "cas(failed)";
+    case ek::fence: return "fence";
+    case ek::cell_init: return "cell init";
+    case ek::cell_read: return "cell read";
+    case ek::cell_write: return "cell write";
+    case ek::spawn: return "spawn";
+    case ek::join: return "join";
+    case ek::yield: return "yield";
+    case ek::notify: return "notify";
+    case ek::wait_block: return "wait(block)";
+    case ek::lock: return "lock";
+    case ek::trylock_fail: return "try_lock(failed)";
+    case ek::unlock: return "unlock";
+    case ek::finish: return "finish";
+  }
+  return "?";
+}
+
+std::string checker::where(const std::source_location& s) const {
+  std::string f = s.file_name();
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(s.line());
+}
+
+std::string checker::format_value(const location& l, std::uint64_t v) const {
+  char buf[40];
+  if (l.info.is_pointer) {
+    std::snprintf(buf, sizeof buf, "%#" PRIx64, v);
+    return v == 0 ? "nullptr" : buf;
+  }
+  if (l.info.is_signed && l.info.bits < 64 && (v >> (l.info.bits - 1)) & 1) v |= ~((1ull << l.info.bits) - 1);
+  if (l.info.is_signed)
+    std::snprintf(buf, sizeof buf, "%" PRId64, static_cast<std::int64_t>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64, v);
+  return buf;
+}
+
+std::string checker::describe(const event& e) const {
+  std::string s = "  t" + std::to_string(e.thread) + ":" + std::to_string(e.index) + "  " + kind_name(e.kind);
+  if (e.kind == ek::load || e.kind == ek::store || e.kind == ek::rmw || e.kind == ek::cas_fail || e.kind == ek::fence) {
+    s += std::string(" ") + order_name(e.order);
+    if (e.order != e.declared) s += std::string(" (weakened from ") + order_name(e.declared) + ")";
+  }
+  if (e.tag && *e.tag) s += std::string(" [") + e.tag + "]";
+  if (e.loc != none) s += " L" + std::to_string(e.loc);
+  if (e.rd && e.rf != none) {
+    const event& w = events_[e.rf];
+    s += " read " + format_value(locs_[e.loc], e.rval) + " from t" + std::to_string(w.thread) + ":" + std::to_string(w.index);
+  }
+  if (e.wr) s += " wrote " + format_value(locs_[e.loc], e.wval) + " (mo " + std::to_string(e.mo_pos) + ")";
+  if (e.other != none) s += " t" + std::to_string(e.other);
+  std::string f = e.file;
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  s += "  @" + f + ":" + std::to_string(e.line) + "\n";
+  return s;
+}
+
+std::string checker::trace() const {
+  std::string s = "trace (" + std::to_string(events_.size()) + " events, in execution order):\n";
+  for (const auto& e : events_) s += describe(e);
+  return s;
+}
+
+}  // namespace pilfer::model::engine
