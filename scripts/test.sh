@@ -2,7 +2,7 @@
 # The test command: every test of pilfer in four builds, plus the outside consumer. Fails on any failure.
 #   dev       g++ debug + assertions: every test.
 #   tsan      clang++-14 ThreadSanitizer: every test but models/ (the checker runs no real threads).
-#   asan      g++ AddressSanitizer + UndefinedBehaviorSanitizer: unit, conformance (with the crash/hang
+#   asan      clang++-14 AddressSanitizer + UndefinedBehaviorSanitizer: unit, conformance (with the crash/hang
 #             isolation fixtures), stress at 1 s per program, examples, spec, and models/ — the checker's fibers
 #             are annotated for ASan (__sanitizer_start/finish_switch_fiber), and the threads of an execution
 #             it cuts short are run to their end (models/README.md, "Finishing an execution"), so LeakSanitizer
