@@ -27,6 +27,7 @@
 #include <utility>
 #include <variant>
 
+#include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/pool_options.hpp"
 #include "pilfer/sync.hpp"
 
@@ -454,14 +455,23 @@ struct stack_job final : join_branch<Sync> {
       : join_branch<Sync>(&invoke, up, signal), f(&g) {}
   F* f;
 
+  /// Run the body; an exception is kept in `error` for the joiner.
+  PILFER_HOT_INLINE void run_body() noexcept {
+    try {
+      (*f)();
+    } catch (...) {
+      this->error.write() = std::current_exception();
+    }
+  }
+
+  /// The joiner popped it back and runs it itself (run_claimed without the
+  /// indirect call): nobody waits on `done`.
+  PILFER_HOT_INLINE void run_popped_back() noexcept { run_body(); }
+
   static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
     auto* self = static_cast<stack_job*>(b);
     if (op == task_op::run || op == task_op::run_claimed) {
-      try {
-        (*self->f)();
-      } catch (...) {
-        self->error.write() = std::current_exception();
-      }
+      self->run_body();
       // run_claimed: the joiner popped it back and runs it itself; nobody
       // waits on `done`.
       if (op == task_op::run_claimed) return true;
