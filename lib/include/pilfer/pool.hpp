@@ -201,12 +201,12 @@ class basic_pool {
       -> basic_task_handle<std::invoke_result_t<std::decay_t<F>&>, Sync> {
     using R = std::invoke_result_t<std::decay_t<F>&>;
     using T = detail::handle_task<std::decay_t<F>, R, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f), this);
+    T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f), this);
     if (o.affinity) t->affinity = *o.affinity;
     try {
       enqueue(t, o);
     } catch (...) {
-      Sync::destroy(t);
+      detail::task_memory<Sync>::destroy(t);
       throw;
     }
     return basic_task_handle<R, Sync>(t);
@@ -216,11 +216,11 @@ class basic_pool {
   template <class F>
   void spawn(F&& f, task_options o = {}) {
     using T = detail::spawn_task<std::decay_t<F>, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f));
+    T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f));
     try {
       enqueue(t, o);
     } catch (...) {
-      Sync::destroy(t);
+      detail::task_memory<Sync>::destroy(t);
       throw;
     }
   }

@@ -4,9 +4,10 @@
 // intrusive one-entry vtable: `fn(task, op, sink)` with op run / cancel /
 // destroy / run_claimed, returning whether the entry was a live task (false:
 // the tombstone of a task a wait claimed). Heap tasks are
-// allocated through Sync::make so the model checker tracks them (leak, double
-// free, use after free); join() uses stack tasks (`counted == false`) that are
-// never freed by the pool.
+// allocated through task_memory<Sync> (task_block_cache.hpp: a per-thread
+// cache of blocks; under the model checker Sync::make, which tracks leaks,
+// double frees and uses after free); join() uses stack tasks
+// (`counted == false`) that are never freed by the pool.
 //
 // Waits (lib/docs/pool.md "Waits"): a handle task can be CLAIMED by a thread
 // waiting for it (status bit `started_bit`, set by exactly one of the waiter
@@ -28,6 +29,7 @@
 #include <variant>
 
 #include "pilfer/detail/hot_inline.hpp"
+#include "pilfer/detail/task_block_cache.hpp"
 #include "pilfer/pool_options.hpp"
 #include "pilfer/sync.hpp"
 
@@ -130,7 +132,7 @@ struct spawn_task final : task_base {
         if (sink) sink->report(std::current_exception());
       }
     }
-    Sync::destroy(self);
+    task_memory<Sync>::destroy(self);
     return op != task_op::destroy;
   }
 };
@@ -258,7 +260,7 @@ struct handle_task final : result_state<R, Sync> {
         return won;
       }
       case task_op::destroy:
-        Sync::destroy(self);
+        task_memory<Sync>::destroy(self);
         return false;
     }
     return false;
@@ -378,14 +380,14 @@ struct group_task final : group_member<Sync> {
           return true;
         }
         // A tombstone: a wait claimed and ran it. Free it if the group is gone.
-        if (before & group_member<Sync>::orphaned_bit) Sync::destroy(self);
+        if (before & group_member<Sync>::orphaned_bit) task_memory<Sync>::destroy(self);
         return false;
       }
       case task_op::run_claimed:
         self->run_body(false, false);
         return true;
       case task_op::destroy:
-        Sync::destroy(self);
+        task_memory<Sync>::destroy(self);
         return false;
     }
     return false;
