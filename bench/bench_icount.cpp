@@ -1,11 +1,12 @@
-// bench/bench_icount.cpp — instruction counts per deque/injector operation, under valgrind's callgrind
-// (repeatable where wall time is not). Each operation runs `ops` times between CALLGRIND_ZERO_STATS and
+// bench/bench_icount.cpp — instruction counts per deque/injector operation, and per join and per task
+// group spawn on a 1-worker pool, under valgrind's callgrind (repeatable where wall time is not). Each operation runs `ops` times between CALLGRIND_ZERO_STATS and
 // CALLGRIND_DUMP_STATS_AT("op[impl]"); scripts/bench.sh divides each dump's total Ir by `ops`.
 //   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=DIR/cg.out bench_icount [OPS]
 // Outside valgrind the client requests are no-ops, so the program also runs as a plain smoke test.
 #include <pilfer/deque.hpp>
 #include <pilfer/injector.hpp>
 #include <pilfer/mutex_deque.hpp>
+#include <pilfer/pool.hpp>
 #include <valgrind/callgrind.h>
 
 #ifdef PILFER_BENCH_MOODYCAMEL
@@ -83,6 +84,29 @@ void injector_ops(item ops) {
 #endif
 }
 
+/// join[pilfer]: `ops` joins of two empty branches; group_spawn[pilfer]: ops/2 task groups of two empty
+/// tasks each, run and waited (`ops` spawns). One worker: every branch is popped back, every group task
+/// taken by its wait, so the rows are the whole per-join / per-spawn path without steals. The dump also
+/// holds one submit and get() (a few thousand instructions; a few per operation at the default 1000).
+void pool_ops(item ops) {
+  pilfer::pool p(pilfer::pool_options{.threads = 1});
+  auto joins = [&] {
+    for (item i = 0; i < ops; ++i) pilfer::join(p, [] { sink_value = 1; }, [] { sink_value = 2; });
+  };
+  auto groups = [&] {
+    for (item i = 0; i < ops / 2; ++i) {
+      pilfer::task_group g(p);
+      g.run([] { sink_value = 1; });
+      g.run([] { sink_value = 2; });
+      g.wait();
+    }
+  };
+  p.submit(joins).get();  // warm: deque, task block cache
+  p.submit(groups).get();
+  measure("join[pilfer]", [&] { p.submit(joins).get(); });
+  measure("group_spawn[pilfer]", [&] { p.submit(groups).get(); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,6 +118,7 @@ int main(int argc, char** argv) {
   deque_ops<pilfer::basic_deque<item, std_sync>>("pilfer", ops);
   deque_ops<pilfer::basic_mutex_deque<item, std_sync>>("mutex_deque", ops);
   injector_ops(ops);
+  pool_ops(ops);
   std::printf("bench_icount: %llu operations per measurement\n", static_cast<unsigned long long>(ops));
   return 0;
 }

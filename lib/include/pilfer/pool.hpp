@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "pilfer/detail/event_count.hpp"
+#include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/detail/pool_task.hpp"
 #include "pilfer/detail/pool_worker.hpp"
 #include "pilfer/pool_options.hpp"
@@ -200,12 +201,12 @@ class basic_pool {
       -> basic_task_handle<std::invoke_result_t<std::decay_t<F>&>, Sync> {
     using R = std::invoke_result_t<std::decay_t<F>&>;
     using T = detail::handle_task<std::decay_t<F>, R, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f), this);
+    T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f), this);
     if (o.affinity) t->affinity = *o.affinity;
     try {
       enqueue(t, o);
     } catch (...) {
-      Sync::destroy(t);
+      detail::task_memory<Sync>::destroy(t);
       throw;
     }
     return basic_task_handle<R, Sync>(t);
@@ -215,11 +216,11 @@ class basic_pool {
   template <class F>
   void spawn(F&& f, task_options o = {}) {
     using T = detail::spawn_task<std::decay_t<F>, Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f));
+    T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f));
     try {
       enqueue(t, o);
     } catch (...) {
-      Sync::destroy(t);
+      detail::task_memory<Sync>::destroy(t);
       throw;
     }
   }
@@ -490,7 +491,7 @@ class basic_pool {
   bool wake_one() { return ec_.notify_one([this] { on_wake(); }); }
 
   /// After a push: wake one sleeper unless a searcher will find the item.
-  void notify_work() {
+  PILFER_HOT_INLINE void notify_work() {
     detail::event_count<Sync>::fence_before_notify();  // [sleep.N1]
     // [sleep.N4] relaxed after [sleep.N1]: if a searcher's decrement
     // [sleep.S2] (followed by fence [sleep.S3]) is not visible here, that
@@ -917,8 +918,14 @@ class basic_pool {
   /// arms / waited tasks, if injector or high-priority work is queued, make
   /// sure another thread looks at it — this frame may not run it (running an
   /// unrelated task on top of a waiting frame can deadlock, POOL-19).
-  void due_check(worker& w) {
+  PILFER_HOT_INLINE void due_check(worker& w) {
     if (++w.tick < opts_.injector_interval) return;
+    hand_off_due(w);
+  }
+
+  /// due_check()'s rare half, out of line so that the per-join and per-wait tick stays a compare
+  /// on the fast path.
+  PILFER_NOINLINE void hand_off_due(worker& w) {
     w.tick = 0;
     if (injector_.empty() && high_.empty()) return;
     w.bump(counter::handoffs);
@@ -1086,7 +1093,7 @@ class basic_pool {
   }
 
   /// join(): push the second branch onto the own deque.
-  void join_push(worker& w, detail::join_branch<Sync>* job) {
+  PILFER_HOT_INLINE void join_push(worker& w, detail::join_branch<Sync>* job) {
     w.deque.push(job);
     w.bump(counter::join_pushes);
     notify_work();
@@ -1095,18 +1102,57 @@ class basic_pool {
   /// join(): after the first branch, pop the second back and run it, or wait
   /// for its thief. Tasks the first branch left above it (spawned, not
   /// waited for) are not run on this frame: they go to the injector.
-  void join_finish(worker& w, detail::join_branch<Sync>& job) {
+  ///
+  /// The common case — the branch is still on top of the own deque — is kept
+  /// small and inline, and runs the branch through its own type (`Job`, a
+  /// detail::stack_job: a direct call the compiler can inline, not the
+  /// task's function pointer); everything else is join_finish_rest(), out of
+  /// line, so that the wait machinery does not weigh on every join.
+  template <class Job>
+  PILFER_HOT_INLINE void join_finish(worker& w, Job& job) {
     due_check(w);
+    std::optional<task_base*> t = w.deque.pop();
+    if (!t) {
+      join_finish_rest(w, job);
+      return;
+    }
+    w.bump(counter::local_pops);
+    if (*t != &job) {
+      join_finish_rest(w, job, *t);
+      return;
+    }
+    run_popped_back(w, job, [&job] { job.run_popped_back(); });
+  }
+
+  /// Popped back: nobody else can see the branch any more, so run it
+  /// without publishing `done` (no RMW on the fast path of join). `run` runs
+  /// the body: join_finish calls the stack_job directly, join_finish_rest
+  /// through its function pointer.
+  template <class Run>
+  PILFER_HOT_INLINE void run_popped_back(worker& w, detail::join_branch<Sync>& job, Run&& run) noexcept {
+    task_base* const outer = w.current;
+    w.current = &job;
+    w.bump(counter::tasks_run);
+    run();
+    w.current = outer;
+  }
+
+  /// join_finish() when the own deque's top is not the branch: `above` is
+  /// what was popped instead (a task the first branch left there), or
+  /// nullptr (the deque is empty: the branch was stolen).
+  PILFER_NOINLINE void join_finish_rest(worker& w, detail::join_branch<Sync>& job, task_base* above = nullptr) {
+    if (above != nullptr) {
+      if constexpr (mutation == detail::pool_mutation::old_helping) {
+        execute(w, above);
+        if (job.is_done()) return;
+      } else {
+        reroute(w, above);
+      }
+    }
     while (std::optional<task_base*> t = w.deque.pop()) {
       w.bump(counter::local_pops);
       if (*t == &job) {
-        // Popped back: nobody else can see it any more, so run the branch
-        // without publishing `done` (no RMW on the fast path of join).
-        task_base* const outer = w.current;
-        w.current = &job;
-        w.bump(counter::tasks_run);
-        job.fn(&job, task_op::run_claimed, &sink_);
-        w.current = outer;
+        run_popped_back(w, job, [this, &job] { job.fn(&job, task_op::run_claimed, &sink_); });
         return;
       }
       if constexpr (mutation == detail::pool_mutation::old_helping) {
@@ -1268,8 +1314,10 @@ struct pool_access {
         [s] { s->block(); });
   }
 
-  static void join_push(pool_type& p, worker& w, join_branch<Sync>* job) { p.join_push(w, job); }
-  static void join_finish(pool_type& p, worker& w, join_branch<Sync>& job) { p.join_finish(w, job); }
+  PILFER_HOT_INLINE static void join_push(pool_type& p, worker& w, join_branch<Sync>* job) { p.join_push(w, job); }
+  /// `Job`: the branch's own type (a stack_job), so the common case runs it by a direct call.
+  template <class Job>
+  PILFER_HOT_INLINE static void join_finish(pool_type& p, worker& w, Job& job) { p.join_finish(w, job); }
 
   /// task_group::wait() on a worker: run the group's tasks found on top of
   /// the own deque, then wait (helping only the group's descendants).

@@ -57,7 +57,7 @@ class basic_task_group {
   void run(F&& f, task_options o = {}) {
     using T = detail::group_task<std::decay_t<F>, Sync>;
     using access = detail::pool_access<Sync>;
-    T* t = Sync::template make<T>(std::forward<F>(f), this, creator_);
+    T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f), this, creator_);
     if (o.affinity) t->affinity = *o.affinity;
     // Refused (pool closed, bad affinity): throws before anything is counted
     // or listed; the task never runs (POOL-12).
@@ -65,7 +65,7 @@ class basic_task_group {
     try {
       w = access::admit(pool_, o);
     } catch (...) {
-      Sync::destroy(t);
+      detail::task_memory<Sync>::destroy(t);
       throw;
     }
     // [pool.G4] relaxed: 0 = no task of this group failed since the last

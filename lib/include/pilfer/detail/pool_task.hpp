@@ -4,9 +4,10 @@
 // intrusive one-entry vtable: `fn(task, op, sink)` with op run / cancel /
 // destroy / run_claimed, returning whether the entry was a live task (false:
 // the tombstone of a task a wait claimed). Heap tasks are
-// allocated through Sync::make so the model checker tracks them (leak, double
-// free, use after free); join() uses stack tasks (`counted == false`) that are
-// never freed by the pool.
+// allocated through task_memory<Sync> (task_block_cache.hpp: a per-thread
+// cache of blocks; under the model checker Sync::make, which tracks leaks,
+// double frees and uses after free); join() uses stack tasks
+// (`counted == false`) that are never freed by the pool.
 //
 // Waits (lib/docs/pool.md "Waits"): a handle task can be CLAIMED by a thread
 // waiting for it (status bit `started_bit`, set by exactly one of the waiter
@@ -27,6 +28,8 @@
 #include <utility>
 #include <variant>
 
+#include "pilfer/detail/hot_inline.hpp"
+#include "pilfer/detail/task_block_cache.hpp"
 #include "pilfer/pool_options.hpp"
 #include "pilfer/sync.hpp"
 
@@ -129,7 +132,7 @@ struct spawn_task final : task_base {
         if (sink) sink->report(std::current_exception());
       }
     }
-    Sync::destroy(self);
+    task_memory<Sync>::destroy(self);
     return op != task_op::destroy;
   }
 };
@@ -257,7 +260,7 @@ struct handle_task final : result_state<R, Sync> {
         return won;
       }
       case task_op::destroy:
-        Sync::destroy(self);
+        task_memory<Sync>::destroy(self);
         return false;
     }
     return false;
@@ -377,14 +380,14 @@ struct group_task final : group_member<Sync> {
           return true;
         }
         // A tombstone: a wait claimed and ran it. Free it if the group is gone.
-        if (before & group_member<Sync>::orphaned_bit) Sync::destroy(self);
+        if (before & group_member<Sync>::orphaned_bit) task_memory<Sync>::destroy(self);
         return false;
       }
       case task_op::run_claimed:
         self->run_body(false, false);
         return true;
       case task_op::destroy:
-        Sync::destroy(self);
+        task_memory<Sync>::destroy(self);
         return false;
     }
     return false;
@@ -454,14 +457,23 @@ struct stack_job final : join_branch<Sync> {
       : join_branch<Sync>(&invoke, up, signal), f(&g) {}
   F* f;
 
+  /// Run the body; an exception is kept in `error` for the joiner.
+  PILFER_HOT_INLINE void run_body() noexcept {
+    try {
+      (*f)();
+    } catch (...) {
+      this->error.write() = std::current_exception();
+    }
+  }
+
+  /// The joiner popped it back and runs it itself (run_claimed without the
+  /// indirect call): nobody waits on `done`.
+  PILFER_HOT_INLINE void run_popped_back() noexcept { run_body(); }
+
   static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
     auto* self = static_cast<stack_job*>(b);
     if (op == task_op::run || op == task_op::run_claimed) {
-      try {
-        (*self->f)();
-      } catch (...) {
-        self->error.write() = std::current_exception();
-      }
+      self->run_body();
       // run_claimed: the joiner popped it back and runs it itself; nobody
       // waits on `done`.
       if (op == task_op::run_claimed) return true;

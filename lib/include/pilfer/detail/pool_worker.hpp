@@ -7,6 +7,7 @@
 
 #include "pilfer/deque.hpp"
 #include "pilfer/detail/event_count.hpp"
+#include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/detail/pool_task.hpp"
 #include "pilfer/injector.hpp"
 #include "pilfer/pool_stats.hpp"
@@ -84,7 +85,7 @@ struct alignas(cache_line) pool_worker {
     return static_cast<worker_state>(state.load(PILFER_SITE("pool.C3", relaxed)));
   }
 
-  void bump(counter c, std::uint64_t by = 1) noexcept {
+  PILFER_HOT_INLINE void bump(counter c, std::uint64_t by = 1) noexcept {
     auto& a = counters[static_cast<unsigned>(c)];
     // [pool.C1] relaxed: owner-only writer; readers want a recent value only.
     a.store(a.load(PILFER_SITE("pool.C1", relaxed)) + by, PILFER_SITE("pool.C1", relaxed));

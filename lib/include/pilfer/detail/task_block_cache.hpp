@@ -1,0 +1,180 @@
+// pilfer/detail/task_block_cache.hpp — where the pool's heap tasks live: a per-thread cache of task
+// blocks in front of the global allocator.
+//
+// Every spawn, submit and task_group::run allocates one task and frees it when it is done. In a
+// 1-worker fib(25) through task_group, glibc's malloc + free cost ~200 instructions per task
+// (callgrind; its per-thread tcache holds 7 blocks per size, and a deep recursion frees in bursts
+// larger than that). This cache costs a few loads and stores per allocation and per free.
+//
+// Rules:
+//   * Per thread, no synchronisation: a block is freed into the cache of the thread that frees it
+//     (often another worker than the one that allocated it) and reused by that thread only. Every
+//     access to a task happens before its free (the pool's protocol: the free follows the last
+//     touch through a release/acquire edge), so the reuse, later on the same thread, follows them
+//     too — as with malloc, which is also no more than a thread reusing memory.
+//   * Size classes of 64, 128 and 256 bytes (alignment <= alignof(std::max_align_t)); larger or
+//     over-aligned tasks go to the global allocator. Each class keeps at most `per_class_limit`
+//     blocks per thread; past it a free goes to the global allocator.
+//   * A thread's blocks are given back when it exits. A free after that (a task destroyed during
+//     the thread's exit, after the cache's destructor ran) goes to the global allocator.
+//   * Not used (plain Sync::make / Sync::destroy) by the model checker's policy (it tracks every
+//     allocation), by a policy that declares `static constexpr bool task_block_cache = false;`
+//     (its make/destroy must see every task), and under AddressSanitizer (which must see every
+//     free to find a use after it).
+//   * Allocation failure: an empty class asks the global allocator, whose std::bad_alloc
+//     propagates (nothing else changed).
+#pragma once
+
+#include <cstddef>
+#include <new>
+#include <utility>
+
+#include "pilfer/detail/hot_inline.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PILFER_TASK_CACHE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PILFER_TASK_CACHE_ASAN 1
+#endif
+#endif
+#ifndef PILFER_TASK_CACHE_ASAN
+#define PILFER_TASK_CACHE_ASAN 0
+#endif
+
+namespace pilfer::detail {
+
+/// Its destructor drains the calling thread's cache at thread exit (defined below).
+struct task_block_cache_drain {
+  task_block_cache_drain() noexcept = default;
+  task_block_cache_drain(const task_block_cache_drain&) = delete;
+  task_block_cache_drain& operator=(const task_block_cache_drain&) = delete;
+  ~task_block_cache_drain();
+};
+
+/// The calling thread's free lists. Trivially destructible, so it stays usable while the
+/// thread's other thread_local objects are destroyed (see task_block_cache_drain).
+class task_block_cache {
+ public:
+  static constexpr std::size_t class_count = 3;
+  static constexpr std::size_t smallest = 64;  // class c holds blocks of smallest << c bytes
+  static constexpr unsigned per_class_limit = 256;
+
+  /// The class for `size` bytes (size <= largest()).
+  static constexpr std::size_t class_of(std::size_t size) noexcept {
+    return size <= smallest ? 0 : size <= 2 * smallest ? 1 : 2;
+  }
+  static constexpr std::size_t largest() noexcept { return smallest << (class_count - 1); }
+  static constexpr std::size_t block_size(std::size_t c) noexcept { return smallest << c; }
+
+  /// A block of class c: the cache's newest, or the global allocator's (may throw std::bad_alloc).
+  PILFER_HOT_INLINE static void* allocate(std::size_t c) {
+    task_block_cache& k = mine();
+    if (free_block* b = k.head_[c]) {
+      k.head_[c] = b->next;
+      --k.count_[c];
+      return b;
+    }
+    return ::operator new(block_size(c));
+  }
+
+  /// Give back a block of class c (from any thread's allocate()).
+  PILFER_HOT_INLINE static void deallocate(void* p, std::size_t c) noexcept {
+    task_block_cache& k = mine();
+    if (k.count_[c] < k.limit_) {
+      k.head_[c] = ::new (p) free_block{k.head_[c]};
+      ++k.count_[c];
+      return;
+    }
+    overflow(k, p, c);
+  }
+
+  /// Blocks the calling thread holds in class c (tests, diagnostics).
+  static unsigned cached(std::size_t c) noexcept { return mine().count_[c]; }
+
+ private:
+  struct free_block {
+    free_block* next;
+  };
+  friend struct task_block_cache_drain;
+
+  static task_block_cache& mine() noexcept {
+    static thread_local constinit task_block_cache k;
+    return k;
+  }
+
+  /// Past the limit, and the first free on a thread: the limit starts at 0 so that the first
+  /// free lands here and registers the drain that gives the blocks back at thread exit.
+  PILFER_NOINLINE static void overflow(task_block_cache& k, void* p, std::size_t c) noexcept {
+    if (!k.registered_) {
+      k.registered_ = true;
+      static thread_local task_block_cache_drain drain;  // constructed here, destroyed at thread exit
+      (void)drain;
+      k.limit_ = per_class_limit;
+      deallocate(p, c);
+      return;
+    }
+    ::operator delete(p);
+  }
+
+  /// Back to the global allocator (thread exit).
+  void drain() noexcept {
+    limit_ = 0;  // frees after the drain go to the global allocator
+    for (std::size_t c = 0; c < class_count; ++c) {
+      while (free_block* b = head_[c]) {
+        head_[c] = b->next;
+        ::operator delete(b);
+      }
+      count_[c] = 0;
+    }
+  }
+
+  free_block* head_[class_count] = {};
+  unsigned count_[class_count] = {};
+  unsigned limit_ = 0;      // per_class_limit once the drain is registered; 0 after it ran
+  bool registered_ = false;  // the drain is registered (it may have run already)
+};
+
+inline task_block_cache_drain::~task_block_cache_drain() { task_block_cache::mine().drain(); }
+
+/// Make and destroy the pool's heap tasks: through the cache, or through the policy (see above).
+template <class Sync>
+struct task_memory {
+  template <class T>
+  static constexpr bool cached() noexcept {
+    if constexpr (Sync::is_model || PILFER_TASK_CACHE_ASAN) {
+      return false;
+    } else if constexpr (requires { Sync::task_block_cache; }) {
+      if constexpr (!Sync::task_block_cache) return false;
+    }
+    return sizeof(T) <= task_block_cache::largest() && alignof(T) <= alignof(std::max_align_t);
+  }
+
+  template <class T, class... A>
+  static T* make(A&&... a) {
+    if constexpr (cached<T>()) {
+      constexpr std::size_t c = task_block_cache::class_of(sizeof(T));
+      void* p = task_block_cache::allocate(c);
+      try {
+        return ::new (p) T(std::forward<A>(a)...);
+      } catch (...) {
+        task_block_cache::deallocate(p, c);
+        throw;
+      }
+    } else {
+      return Sync::template make<T>(std::forward<A>(a)...);
+    }
+  }
+
+  template <class T>
+  static void destroy(T* t) noexcept {
+    if constexpr (cached<T>()) {
+      t->~T();
+      task_block_cache::deallocate(t, task_block_cache::class_of(sizeof(T)));
+    } else {
+      Sync::destroy(t);
+    }
+  }
+};
+
+}  // namespace pilfer::detail

@@ -1,0 +1,125 @@
+// The pool's per-thread task block cache (detail/task_block_cache.hpp): a block freed on one thread
+// is reused by that thread only, the cache is bounded, a throwing task constructor gives its block
+// back, and tasks made through it run exactly once. Under AddressSanitizer the cache is off (ASan
+// must see every free): the cache's own tests skip there, the pool test still runs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "pilfer/detail/task_block_cache.hpp"
+#include "pilfer/pool.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+using pilfer::detail::task_block_cache;
+using pilfer::detail::task_memory;
+
+namespace {
+
+struct small_task {
+  std::uint64_t words[4] = {};
+};
+struct throwing_task {
+  explicit throwing_task(bool fail) {
+    if (fail) throw std::runtime_error("constructor failed");
+  }
+  std::uint64_t words[4] = {};
+};
+constexpr std::size_t small_class = task_block_cache::class_of(sizeof(small_task));
+
+bool cache_on() { return task_memory<pilfer::std_sync>::cached<small_task>(); }
+
+// @verifies POOL-9
+TEST(PoolTaskCache, BlockFreedOnAnotherThreadIsReusedByThatThreadOnly) {
+  if (!cache_on()) GTEST_SKIP() << "task block cache off under AddressSanitizer";
+  small_task* made = task_memory<pilfer::std_sync>::make<small_task>();
+  const unsigned mine_before = task_block_cache::cached(small_class);
+  void* reused = nullptr;
+  unsigned theirs_after_free = 0;
+  std::thread other([&] {
+    const unsigned before = task_block_cache::cached(small_class);
+    task_memory<pilfer::std_sync>::destroy(made);
+    theirs_after_free = task_block_cache::cached(small_class) - before;
+    small_task* again = task_memory<pilfer::std_sync>::make<small_task>();
+    reused = again;
+    task_memory<pilfer::std_sync>::destroy(again);
+  });
+  other.join();
+  EXPECT_EQ(theirs_after_free, 1u) << "the free went to the freeing thread's cache";
+  EXPECT_EQ(reused, static_cast<void*>(made)) << "that thread's next allocation reused it";
+  EXPECT_EQ(task_block_cache::cached(small_class), mine_before) << "the allocating thread's cache is untouched";
+}
+
+// @verifies POOL-9
+TEST(PoolTaskCache, BoundedPerClassAndEveryBlockDistinct) {
+  if (!cache_on()) GTEST_SKIP() << "task block cache off under AddressSanitizer";
+  std::thread t([] {
+    const unsigned n = task_block_cache::per_class_limit * 2;
+    std::vector<small_task*> v;
+    std::set<small_task*> distinct;
+    for (unsigned i = 0; i < n; ++i) {
+      v.push_back(task_memory<pilfer::std_sync>::make<small_task>());
+      distinct.insert(v.back());
+    }
+    EXPECT_EQ(distinct.size(), n) << "a block handed out twice";
+    for (small_task* p : v) task_memory<pilfer::std_sync>::destroy(p);
+    EXPECT_EQ(task_block_cache::cached(small_class), task_block_cache::per_class_limit);
+    // Reuse drains the cache before asking the global allocator; again all distinct.
+    distinct.clear();
+    v.clear();
+    for (unsigned i = 0; i < n; ++i) {
+      v.push_back(task_memory<pilfer::std_sync>::make<small_task>());
+      distinct.insert(v.back());
+    }
+    EXPECT_EQ(distinct.size(), n);
+    EXPECT_EQ(task_block_cache::cached(small_class), 0u);
+    for (small_task* p : v) task_memory<pilfer::std_sync>::destroy(p);
+  });
+  t.join();
+}
+
+// @verifies POOL-9
+TEST(PoolTaskCache, ThrowingConstructorGivesItsBlockBack) {
+  if (!task_memory<pilfer::std_sync>::cached<throwing_task>()) GTEST_SKIP() << "task block cache off";
+  constexpr std::size_t c = task_block_cache::class_of(sizeof(throwing_task));
+  task_memory<pilfer::std_sync>::destroy(task_memory<pilfer::std_sync>::make<throwing_task>(false));
+  const unsigned before = task_block_cache::cached(c);
+  EXPECT_THROW((void)task_memory<pilfer::std_sync>::make<throwing_task>(true), std::runtime_error);
+  EXPECT_EQ(task_block_cache::cached(c), before);
+}
+
+std::uint64_t fib_group(pilfer::pool& p, unsigned n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  pilfer::task_group g(p);
+  g.run([&] { a = fib_group(p, n - 1); });
+  g.run([&] { b = fib_group(p, n - 2); });
+  g.wait();
+  return a + b;
+}
+
+// Tasks of every kind made through the cache, freed on whichever worker ran them, reused there:
+// each runs once and the pool's counts balance.
+// @verifies POOL-9
+TEST(PoolTaskCache, TasksThroughTheCacheRunExactlyOnce) {
+  pilfer::pool p({.threads = 2});
+  counter ran{0};
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(p.submit([&] { return fib_group(p, 18); }).get(), 2584u);
+    std::vector<pilfer::task_handle<int>> hs;
+    for (int i = 0; i < 2000; ++i) {
+      p.spawn([&] { add(ran); });
+      hs.push_back(p.submit([i] { return i; }));
+    }
+    for (int i = 0; i < 2000; ++i) EXPECT_EQ(hs[static_cast<std::size_t>(i)].get(), i);
+  }
+  p.wait_idle();
+  EXPECT_EQ(load(ran), 6000u);
+  EXPECT_EQ(p.stats().pending, 0u);
+}
+
+}  // namespace
