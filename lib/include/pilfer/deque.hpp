@@ -24,6 +24,7 @@
 // memory by the current capacity: 1 + 2 + ... + c/2 < c slots.
 #pragma once
 
+#include <pilfer/detail/hot_inline.hpp>
 #include <pilfer/detail/owner_check.hpp>
 #include <pilfer/steal.hpp>
 #include <pilfer/sync.hpp>
@@ -131,7 +132,7 @@ class basic_deque {
   /// a buffer twice as large; amortised O(1)). Linearizes at the store of
   /// bottom [P4]. Throws std::bad_alloc only from growth, before anything is
   /// published: the deque is unchanged and v stays the caller's.
-  void push(T v) {
+  PILFER_HOT_INLINE void push(T v) {
     owner_.check("push");
     // [P0] relaxed: bottom is written only by the owner (this thread).
     const std::int64_t b = bottom_.load(PILFER_SITE("deque.P0", relaxed));
@@ -159,7 +160,7 @@ class basic_deque {
 
   /// Owner only. Take the newest item (bottom, LIFO end). Wait-free.
   /// Linearizes at the fence [T1] (several items) or the CAS [T2] (last item).
-  std::optional<T> pop() {
+  PILFER_HOT_INLINE std::optional<T> pop() {
     owner_.check("pop");
     // [T5]/[T6] relaxed: owner-only fields: bottom and buffer are written only by this thread.
     const std::int64_t b = bottom_.load(PILFER_SITE("deque.T5", relaxed)) - 1;
@@ -256,7 +257,7 @@ class basic_deque {
 
   /// Owner only: copy the live range [t, b) into a buffer of `new_cap` slots,
   /// retire the old one, publish the new one.
-  buffer* grow_(buffer* old, std::int64_t b, std::int64_t t, std::size_t new_cap) {
+  PILFER_NOINLINE buffer* grow_(buffer* old, std::int64_t b, std::int64_t t, std::size_t new_cap) {
     auto* fresh = Sync::template make<buffer>(new_cap);
     // [R0] relaxed both ways: the owner reads slots it wrote itself; the new
     // buffer is private until [R1].
