@@ -136,6 +136,41 @@ TEST(GraphWait, OutsideRunsWaitedByMoreTasksThanThreadsComplete) {
   }
 }
 
+// One worker, no spare: a task waits for (or destroys the graph of) a run started outside the pool.
+// Past the spare bound the wait takes the run's start from the injector and runs it; the start
+// pushes the second source, or the first source's second successor, onto the waiter's own deque.
+// Before: the wait only stole and looked at the injector, never at its own deque, and napped
+// forever (a tester's programs: hung 3 of 3 shapes).
+// @verifies GRAPH-10 POOL-19 POOL-20
+TEST(GraphWait, OutsideRunWaitedPastTheSpareBoundRunsWhatItLeftOnItsDeque) {
+  enum class shape { two_sources, fan_out };
+  for (shape sh : {shape::two_sources, shape::fan_out})
+    for (bool destroy : {false, true}) {
+      pilfer::pool p(pilfer::pool_options{.threads = 1, .max_spare_workers = 0, .on_uncaught = [](std::exception_ptr) {}});
+      watchdog dog("outside run waited past the spare bound", 30s, &p);
+      auto g = std::make_unique<pilfer::graph>("outside");
+      counter ran{0};
+      auto a = g->emplace([&] { add(ran); });
+      auto b = g->emplace([&] { add(ran); });
+      if (sh == shape::fan_out) a.precede(b, g->emplace([&] { add(ran); }));
+      const unsigned tasks = sh == shape::fan_out ? 3u : 2u;
+      flag go{0}, busy{0};
+      pilfer::graph_run run;
+      auto waiter = p.submit([&] {
+        store(busy, 1);
+        while (load(go) == 0) std::this_thread::yield();
+        if (destroy) g.reset();  // the destructor waits for the run
+        else run.wait();
+      });
+      ASSERT_TRUE(eventually([&] { return load(busy) == 1; }));  // the only worker is taken
+      run = pilfer::run(p, *g);  // its start goes to the injector
+      if (destroy) run = pilfer::graph_run{};  // the handle is dropped
+      store(go, 1);
+      waiter.get();
+      EXPECT_EQ(load(ran), tasks) << (sh == shape::fan_out ? "fan-out" : "two sources") << (destroy ? ", destroyed" : ", waited");
+    }
+}
+
 // A task starts a run of a local graph, drops the handle and returns: the graph's destructor waits
 // for the run, whose nodes sit on this worker's deque. Before: it yielded for good on 1 worker
 // (5 of 5 hung).
