@@ -281,6 +281,36 @@ TEST(GraphWait, CancelledPoolEndsAQueuedRun) {
   (void)blocker;
 }
 
+// shutdown(cancel) while a run's task runs: its successor (kept to run inline, no queue round-trip)
+// and the next pass's first source (started inline by the pass's finisher) never went through a
+// queue, where the pool applies cancel. Before: b and every later pass ran, get() returned (a
+// tester's run_n(50): 95 tasks after shutdown(cancel), which took 959 ms).
+// @verifies GRAPH-5 POOL-12
+TEST(GraphWait, CancelledPoolStopsARunInProgress) {
+  for (std::size_t passes : {std::size_t{1}, std::size_t{50}}) {
+    pilfer::pool p(pilfer::pool_options{.threads = 2});
+    watchdog dog("shutdown(cancel) during a run", 60s, &p);
+    pilfer::graph g("in progress");
+    counter ran_a{0}, ran_b{0};
+    flag release{0};
+    auto a = g.emplace([&] {
+      add(ran_a);
+      while (load(release) == 0) std::this_thread::yield();
+    });
+    auto b = g.emplace([&] { add(ran_b); });
+    a.precede(b);
+    auto run = pilfer::run_n(p, g, passes);
+    ASSERT_TRUE(eventually([&] { return load(ran_a) == 1u; }));
+    std::thread stopper([&] { p.shutdown(pilfer::shutdown_mode::cancel); });
+    ASSERT_TRUE(eventually([&] { return p.closed(); }));  // cancel is requested before closed is set
+    store(release, 1);
+    stopper.join();
+    EXPECT_THROW(run.get(), pilfer::graph_cancelled) << passes << " passes";
+    EXPECT_EQ(load(ran_a), 1u) << passes << " passes";
+    EXPECT_EQ(load(ran_b), 0u) << passes << " passes";
+  }
+}
+
 // run_until's predicate throws on a worker (after the first pass). Before: std::terminate (5 of 5).
 // @verifies GRAPH-4 POOL-10
 TEST(GraphWait, ThrowingPredicateFailsTheRun) {

@@ -514,6 +514,7 @@ struct pool_graph_ctx {
   // wakes a sleeper if nobody searches; it counts the node as pending until a worker runs it.
   void push(graph_node<Sync>* n) { pool_access<Sync>::enqueue(pool, n, task_options{}); }
   void report(std::exception_ptr e) const noexcept { pool_access<Sync>::sink(pool).report(std::move(e)); }
+  bool cancelling() const noexcept { return pool_access<Sync>::cancelling(pool); }
   void run_subflow(graph_node<Sync>& n);
 };
 
@@ -548,8 +549,7 @@ struct graph_run_start final : task_base {
 
   /// The run ends without its start having run: cancelled, so its waiters return.
   static void end_cancelled(graph_run_state<Sync>& run) noexcept {
-    run.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    run.request_stop();
+    run.mark_cancelled();
     finish_run(run);
   }
 };
@@ -648,10 +648,7 @@ bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
   detail::graph_run_state<Sync>& r = *n->run;
   auto* p = static_cast<basic_pool<Sync>*>(r.pool);
   detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(p->current_worker_index().value_or(~0u))};
-  if (op == detail::task_op::cancel) {  // pool shutdown(cancel): the run is cancelled
-    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    r.request_stop();
-  }
+  if (op == detail::task_op::cancel) r.mark_cancelled();  // pool shutdown(cancel)
   detail::run_chain(n, r, ctx);  // a stopped run skips the body and releases nothing
   return true;
 }

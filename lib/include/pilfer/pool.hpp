@@ -1279,6 +1279,12 @@ struct pool_access {
     return w != nullptr ? w->current : nullptr;
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
+  /// shutdown(cancel) was called: a task started without a queue round-trip (a graph's kept
+  /// successor) is cancelled as execute() cancels a queued one.
+  static bool cancelling(const pool_type& p) noexcept {
+    // [pool.S3] relaxed: as in execute(); best effort, the flag guards no data.
+    return p.cancelling_.load(PILFER_SITE("pool.S3", relaxed));
+  }
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
   /// enqueue() in two steps (task_group::run lists a task between them): admit() may refuse
   /// (pool_closed, bad affinity) with nothing queued; place() fails only when out of memory.

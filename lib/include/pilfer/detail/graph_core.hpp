@@ -8,6 +8,7 @@
 //   ctx.push(node*)  make a ready node available: the calling worker's own deque (seed 001)
 //   ctx.worker()     index of the calling worker (-1: not a worker)
 //   ctx.report(e)    an exception that is not the run's first (on_uncaught)
+//   ctx.cancelling() the pool is shutting down with cancel: start no task of the run
 //
 // Tags ([graph.*]) name the rows of the order table in lib/docs/graph.md.
 #pragma once
@@ -119,6 +120,14 @@ struct graph_run_state {
     stop.store(true, PILFER_SITE("graph.E2", relaxed));
   }
   bool stopping() const noexcept { return stop.load(PILFER_SITE("graph.E2", relaxed)); }
+
+  /// Cancel the run (handle.cancel(), pool shutdown(cancel), a start dropped unrun): no new task
+  /// starts; get() throws graph_cancelled unless a task threw first.
+  void mark_cancelled() noexcept {
+    // [graph.E2] relaxed: see request_stop(); the waiter reads `cancelled` after [graph.D2].
+    cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    request_stop();
+  }
 
   /// Sleep until the run is over (a thread that is not a worker of the run's pool; a worker's
   /// wait helps first and blocks through this). Notified by finish_run after [graph.D1].
@@ -304,6 +313,10 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
 template <class Sync, class Ctx>
 void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
   while (n != nullptr) {
+    // GRAPH-5: shutdown(cancel) stops the run. The pool applies it to what it takes off a queue;
+    // a task started here without a queue round-trip (the kept successor, a pass's first source)
+    // must check it too.
+    if (ctx.cancelling() && !r.stopping()) r.mark_cancelled();
     graph_node<Sync>* next = nullptr;
     const auto release = [&](graph_node<Sync>* s) {
       s->readied_by.write() = ctx.worker();
