@@ -155,7 +155,7 @@ class basic_graph {
   using node = detail::graph_node<Sync>;
 
  public:
-  explicit basic_graph(std::string name = "graph") : name_(std::move(name)) {}
+  explicit basic_graph(std::string name = "graph") : name_(std::make_shared<const std::string>(std::move(name))) {}
   basic_graph(const basic_graph&) = delete;
   basic_graph& operator=(const basic_graph&) = delete;
   /// Waits for a run in progress (a graph must outlive its runs) as its handle's wait() does:
@@ -169,7 +169,7 @@ class basic_graph {
     detail::release_run(r);  // the reference the run's end added for this wait ([graph.H2])
   }
 
-  const std::string& name() const noexcept { return name_; }
+  const std::string& name() const noexcept { return *name_; }
   std::size_t size() const noexcept { return nodes_.size(); }
   bool empty() const noexcept { return nodes_.empty(); }
 
@@ -261,7 +261,7 @@ class basic_graph {
     explicit modify_guard(basic_graph& g) : g_(g) {
       std::uint32_t seen = 0;
       if (!g_.claim_.try_claim(claim_word::modifying, seen))
-        throw graph_error("pilfer graph '" + g_.name_ + "': " +
+        throw graph_error("pilfer graph '" + g_.name() + "': " +
                           ((seen & claim_word::running) != 0 ? "modified while a run of it is in progress (wait for the run first)"
                                                              : "modified by two threads at once"));
     }
@@ -288,7 +288,7 @@ class basic_graph {
   void claim_for_run() {
     std::uint32_t seen = 0;
     if (!claim_.try_claim(claim_word::running, seen))
-      throw graph_error("pilfer graph '" + name_ + "': " +
+      throw graph_error("pilfer graph '" + name() + "': " +
                         ((seen & claim_word::running) != 0
                              ? "run while a previous run of it is in progress (runs of one graph do not overlap)"
                              : "run while it is being modified"));
@@ -331,7 +331,7 @@ class basic_graph {
     }
     if (topo_.size() != nodes_.size()) throw graph_error(describe_cycle(in));
     if (sources_.empty() && !nodes_.empty())
-      throw graph_error("pilfer graph '" + name_ + "': no source task (every task has a predecessor), nothing can start");
+      throw graph_error("pilfer graph '" + name() + "': no source task (every task has a predecessor), nothing can start");
     dirty_ = false;
   }
 
@@ -362,7 +362,7 @@ class basic_graph {
     // start at the task added first, so the message does not depend on where the walk began
     std::rotate(cyc.begin(), std::min_element(cyc.begin(), cyc.end(), [](node* x, node* y) { return x->index < y->index; }),
                 cyc.end());
-    std::string s = "pilfer graph '" + name_ + "': cycle without a condition task: ";
+    std::string s = "pilfer graph '" + name() + "': cycle without a condition task: ";
     for (node* n : cyc) s += n->name + " -> ";
     s += cyc.front()->name;
     return s;
@@ -379,7 +379,8 @@ class basic_graph {
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
 
-  std::string name_;
+  /// Shared with each run's state: a handle reports the name after the graph is gone.
+  std::shared_ptr<const std::string> name_;
   std::vector<std::unique_ptr<node>> nodes_;
   std::vector<node*> all_, sources_, topo_;
   bool dirty_ = true;
@@ -426,7 +427,9 @@ class basic_subflow {
 using subflow = basic_subflow<std_sync>;
 
 /// Handle to a run. Move-only. ready(): any thread, wait-free. wait()/get(): see file comment.
-/// stats(): after the run is over (wait() first), while the graph exists.
+/// stats(): after the run is over (wait() first), while the graph exists. ready(), wait(), get()
+/// and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
+/// work after the graph is destroyed.
 template <class Sync>
 class basic_graph_run {
  public:
@@ -457,7 +460,7 @@ class basic_graph_run {
       r.error_taken.write() = true;
       std::rethrow_exception(r.error.read());
     }
-    if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(g_->name());
+    if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(*r.graph_name);
   }
 
   /// Stop the run: tasks not yet started are not started (those running finish); get() throws
@@ -471,7 +474,7 @@ class basic_graph_run {
 
   graph_run_stats stats() const {
     auto& r = state();
-    if (!r.is_done()) throw std::logic_error("pilfer graph '" + g_->name() + "': stats() before the run is over");
+    if (!r.is_done()) throw std::logic_error("pilfer graph '" + *r.graph_name + "': stats() before the run is over");
     graph_run_stats s;
     s.iterations = r.iterations.read();
     for (const auto* n : g_->all_) {
@@ -569,6 +572,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     throw;
   }
   g.claim_.current_run = r;
+  r->graph_name = g.name_;
   r->nodes = &g.all_;
   r->sources = &g.sources_;
   r->profile = g.profile_;
@@ -764,8 +768,8 @@ void basic_graph<Sync>::dump_dot(std::ostream& os) const {
     }
     return o;
   };
-  os << "digraph \"" << esc(name_) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
-  os << "  label=\"" << esc(name_) << ": critical path " << t << " tasks";
+  os << "digraph \"" << esc(name()) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  os << "  label=\"" << esc(name()) << ": critical path " << t << " tasks";
   if (profile_) os << ", " << (d / 1000) << "." << (d % 1000) / 100 << " us";
   os << " (red)\";\n";
   for (const auto& n : nodes_) {

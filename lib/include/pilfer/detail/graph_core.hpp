@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,8 @@ struct graph_run_state {
   std::function<bool()> again;
   /// Called once when the run is over (the graph is released, stats are final).
   std::function<void(graph_run_state&)> on_finish;
+  /// The graph's name (its diagnostics), shared: a handle may be asked after the graph is gone.
+  std::shared_ptr<const std::string> graph_name;
   const std::vector<graph_node<Sync>*>* sources = nullptr;
   const std::vector<graph_node<Sync>*>* nodes = nullptr;
   bool profile = false;
