@@ -464,12 +464,13 @@ class basic_graph_run {
   }
 
   /// Stop the run: tasks not yet started are not started (those running finish); get() throws
-  /// graph_cancelled (unless a task threw first). Returns at once; wait() for the end.
+  /// graph_cancelled (unless a task threw first). Returns at once; wait() for the end. A run that
+  /// is over is not changed (GRAPH-5 stops runs in progress); a cancel racing the run's end may
+  /// find it in progress (cancelled, though every task ran) or over.
   void cancel() noexcept {
     auto& r = state();
-    // [graph.E2] relaxed: see request_stop(); the waiter reads `cancelled` after [graph.D2].
-    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    r.request_stop();
+    if (r.is_done()) return;  // [graph.D2]: over, its outcome is final
+    r.mark_cancelled();
   }
 
   graph_run_stats stats() const {
