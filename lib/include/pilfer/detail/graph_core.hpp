@@ -193,10 +193,14 @@ class graph_claim {
     std::uint32_t s = word_.load(PILFER_SITE("graph.G2", acquire));
     do {
       if ((s & running) == 0) return nullptr;
-      // [graph.G4] relaxed on success: the mark carries no data; what the waiter reads of the run
-      // comes through [graph.D1] -> [graph.D2]. Success means the run's [graph.G3] exchange is
-      // later in the word's modification order: it sees the mark.
-    } while (!word_.compare_exchange_weak(s, s | waited, PILFER_SITE("graph.G4", relaxed), PILFER_SITE("graph.G2", acquire)));
+      // [graph.G4] acquire on success: the mark itself needs only atomicity — it carries no data,
+      // what the waiter reads of the run comes through [graph.D1] -> [graph.D2], and success means
+      // the run's [graph.G3] exchange is later in the word's modification order, so it sees the
+      // mark. It is acquire, not relaxed, because the failure order ([graph.G2] acquire: a failed
+      // CAS may read the run's [graph.G3] and return with the graph free) must not be stronger
+      // than the success order for GCC 12 (-Winvalid-memory-model; C++17 allows it, GCC warns).
+      // The cost is nil: once per graph destruction, and acquire is a plain load on x86/ARMv8.
+    } while (!word_.compare_exchange_weak(s, s | waited, PILFER_SITE("graph.G4", acquire), PILFER_SITE("graph.G2", acquire)));
     return current_run;
   }
 
