@@ -311,6 +311,25 @@ TEST(GraphWait, CancelledPoolStopsARunInProgress) {
   }
 }
 
+// A graph destroyed by one of its own running tasks: the destructor would wait for the run, which
+// waits for that task. It is detected (the task is a node of the run being waited for) and fails
+// with one line naming the graph and the task, then std::terminate (the destructor is noexcept).
+// Before: it hung silently (the watchdog's exit fails this death test).
+// @verifies GRAPH-10 POOL-19
+TEST(GraphWaitDeathTest, GraphDestroyedByItsOwnTaskFailsClearly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::pool p(pilfer::pool_options{.threads = 2});
+        watchdog dog("graph destroyed by its own task", 20s, &p);
+        auto* g = new pilfer::graph("self");
+        g->emplace([g] { delete g; }).name("deleter");
+        (void)pilfer::run(p, *g);
+        std::this_thread::sleep_for(30s);  // the run's task terminates the process first
+      },
+      "pilfer graph 'self': destroyed by its own task 'deleter' while the run is in progress");
+}
+
 // run_until's predicate throws on a worker (after the first pass). Before: std::terminate (5 of 5).
 // @verifies GRAPH-4 POOL-10
 TEST(GraphWait, ThrowingPredicateFailsTheRun) {

@@ -37,6 +37,7 @@
 //     (runs of one graph do not overlap; wait for the previous one). The graph must outlive
 //     the run (its destructor waits for a run in progress, as handle.wait() does: sleeping, or
 //     on a worker of the pool helping the run's nodes and then sleeping; never spinning).
+//     Destroying a graph from one of its own running tasks prints an error and std::terminate()s.
 //   * handle.wait(): on a worker of the pool it runs other tasks until the run is over (the
 //     pool's helping wait); elsewhere it blocks. get() = wait() + rethrow the first exception
 //     (GRAPH-4) or throw graph_cancelled (GRAPH-5). Later exceptions of the same run, and one
@@ -162,9 +163,21 @@ class basic_graph {
   /// sleeping off the pool; on a worker of the run's pool running the run's nodes it finds (a
   /// task that started a run and dropped its handle has them on its own deque), then sleeping
   /// with a spare standing in.
+  ///
+  /// Destroyed by one of its own running tasks (the task would wait for its own end, and its
+  /// callable lives in the graph): a misuse no run can recover from, and the destructor is
+  /// noexcept, so it prints a one-line error naming the graph and the task, then std::terminate.
   ~basic_graph() {
     detail::graph_run_state<Sync>* r = claim_.mark_waiter();
     if (r == nullptr) return;
+    if (const node* self = detail::graph_task_frame<Sync>::running_task_of(r)) {
+      std::fprintf(stderr,
+                   "pilfer graph '%s': destroyed by its own task '%s' while the run is in progress (the "
+                   "destructor would wait for the run, which waits for that task); terminating\n",
+                   name().c_str(), self->name.c_str());
+      std::fflush(stderr);
+      std::terminate();
+    }
     await_run(*r);
     detail::release_run(r);  // the reference the run's end added for this wait ([graph.H2])
   }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -279,9 +280,34 @@ void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noex
   r.request_stop();
 }
 
+/// The graph tasks the calling thread is inside, innermost first (a task may run a subflow or
+/// another graph and wait for it, running other graphs' tasks meanwhile): one frame on the stack of
+/// invoke_body per body in progress, linked through a thread slot. The graph destructor walks it to
+/// tell "destroyed by one of its own running tasks" (it would wait for itself) from a wait.
+template <class Sync>
+struct graph_task_frame {
+  const graph_node<Sync>* node;
+  const graph_run_state<Sync>* run;
+  graph_task_frame* outer;
+
+  struct slot_key {};
+  static graph_task_frame* innermost() noexcept {
+    return static_cast<graph_task_frame*>(Sync::template thread_slot<slot_key>());
+  }
+  static void set_innermost(graph_task_frame* f) noexcept { Sync::template thread_slot<slot_key>() = f; }
+  /// The calling thread's running task of run r, or nullptr.
+  static const graph_node<Sync>* running_task_of(const graph_run_state<Sync>* r) noexcept {
+    for (const graph_task_frame* f = innermost(); f != nullptr; f = f->outer)
+      if (f->run == r) return f->node;
+    return nullptr;
+  }
+};
+
 /// Run the body of n. Returns the condition's choice (-1 for other kinds) or -2 on exception.
 template <class Sync, class Ctx>
 int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  graph_task_frame<Sync> frame{n, &r, graph_task_frame<Sync>::innermost()};
+  graph_task_frame<Sync>::set_innermost(&frame);
   const int me = ctx.worker();
   n->worker.write() = me;
   n->runs.write() += 1;
@@ -310,6 +336,7 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
   if constexpr (!Sync::is_model) {
     if (r.profile) n->end_ns.write() = graph_now_ns();
   }
+  graph_task_frame<Sync>::set_innermost(frame.outer);
   return choice;
 }
 
