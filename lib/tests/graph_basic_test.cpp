@@ -154,6 +154,30 @@ TEST(Graph, DroppedHandleExceptionGoesToOnUncaught) {
   EXPECT_EQ(load(reported), 1);
 }
 
+// A dropped handle's exception is reported when the run lets go of its state, which may be just
+// after the graph's destructor returned; pool.wait_idle() returns only after it (the run ends
+// inside a pool task). Many rounds, so that the run's end and the destructor race.
+// @verifies GRAPH-4
+TEST(Graph, DroppedHandleExceptionIsReportedByWaitIdle) {
+  counter reported{0}, thrown{0};
+  pilfer::pool_options o;
+  o.threads = 3;
+  o.on_uncaught = [&](std::exception_ptr) { bump(reported); };
+  pilfer::pool p(o);
+  for (int round = 1; round <= 300; ++round) {
+    {
+      pilfer::graph g;
+      for (int i = 0; i < 4; ++i) g.emplace([&] {
+        bump(thrown);
+        throw std::runtime_error("nobody collects it");
+      });
+      (void)pilfer::run(p, g);
+    }  // ~graph waits for the run
+    p.wait_idle();
+    ASSERT_EQ(load(reported), load(thrown)) << "round " << round;  // each exception thrown was reported
+  }
+}
+
 // @verifies GRAPH-5
 TEST(Graph, CancelStopsNewTasks) {
   pilfer::pool p(pilfer::pool_options{.threads = 2});

@@ -42,6 +42,11 @@
 //     pool's helping wait); elsewhere it blocks. get() = wait() + rethrow the first exception
 //     (GRAPH-4) or throw graph_cancelled (GRAPH-5). Later exceptions of the same run, and one
 //     nobody collected with get(), go to the pool's on_uncaught handler.
+//   * A run handle must not outlive its pool (as a task_handle): the exception nobody collected
+//     is reported to the pool's on_uncaught when the last of the handle and the run lets go of
+//     the run. With the handle dropped that is the run's end, just after it publishes `done`, so
+//     the report may come after wait() or ~graph returned; pool.wait_idle() (or the pool's
+//     shutdown or destruction) returns only after it (the run ends inside a pool task).
 //   * pool.wait_idle() does not wait for graph runs: wait on their handles.
 #pragma once
 
@@ -439,7 +444,8 @@ class basic_subflow {
 
 using subflow = basic_subflow<std_sync>;
 
-/// Handle to a run. Move-only. ready(): any thread, wait-free. wait()/get(): see file comment.
+/// Handle to a run. Move-only; must not outlive its pool. ready(): any thread, wait-free.
+/// wait()/get(): see file comment.
 /// stats(): after the run is over (wait() first), while the graph exists. ready(), wait(), get()
 /// and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
 /// work after the graph is destroyed.
