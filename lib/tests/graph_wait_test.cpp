@@ -136,6 +136,41 @@ TEST(GraphWait, OutsideRunsWaitedByMoreTasksThanThreadsComplete) {
   }
 }
 
+// One worker, no spare: a task waits for (or destroys the graph of) a run started outside the pool.
+// Past the spare bound the wait takes the run's start from the injector and runs it; the start
+// pushes the second source, or the first source's second successor, onto the waiter's own deque.
+// Before: the wait only stole and looked at the injector, never at its own deque, and napped
+// forever (a tester's programs: hung 3 of 3 shapes).
+// @verifies GRAPH-10 POOL-19 POOL-20
+TEST(GraphWait, OutsideRunWaitedPastTheSpareBoundRunsWhatItLeftOnItsDeque) {
+  enum class shape { two_sources, fan_out };
+  for (shape sh : {shape::two_sources, shape::fan_out})
+    for (bool destroy : {false, true}) {
+      pilfer::pool p(pilfer::pool_options{.threads = 1, .max_spare_workers = 0, .on_uncaught = [](std::exception_ptr) {}});
+      watchdog dog("outside run waited past the spare bound", 30s, &p);
+      auto g = std::make_unique<pilfer::graph>("outside");
+      counter ran{0};
+      auto a = g->emplace([&] { add(ran); });
+      auto b = g->emplace([&] { add(ran); });
+      if (sh == shape::fan_out) a.precede(b, g->emplace([&] { add(ran); }));
+      const unsigned tasks = sh == shape::fan_out ? 3u : 2u;
+      flag go{0}, busy{0};
+      pilfer::graph_run run;
+      auto waiter = p.submit([&] {
+        store(busy, 1);
+        while (load(go) == 0) std::this_thread::yield();
+        if (destroy) g.reset();  // the destructor waits for the run
+        else run.wait();
+      });
+      ASSERT_TRUE(eventually([&] { return load(busy) == 1; }));  // the only worker is taken
+      run = pilfer::run(p, *g);  // its start goes to the injector
+      if (destroy) run = pilfer::graph_run{};  // the handle is dropped
+      store(go, 1);
+      waiter.get();
+      EXPECT_EQ(load(ran), tasks) << (sh == shape::fan_out ? "fan-out" : "two sources") << (destroy ? ", destroyed" : ", waited");
+    }
+}
+
 // A task starts a run of a local graph, drops the handle and returns: the graph's destructor waits
 // for the run, whose nodes sit on this worker's deque. Before: it yielded for good on 1 worker
 // (5 of 5 hung).
@@ -244,6 +279,55 @@ TEST(GraphWait, CancelledPoolEndsAQueuedRun) {
   EXPECT_THROW(run.get(), pilfer::graph_cancelled);
   EXPECT_EQ(load(ran), 0u);
   (void)blocker;
+}
+
+// shutdown(cancel) while a run's task runs: its successor (kept to run inline, no queue round-trip)
+// and the next pass's first source (started inline by the pass's finisher) never went through a
+// queue, where the pool applies cancel. Before: b and every later pass ran, get() returned (a
+// tester's run_n(50): 95 tasks after shutdown(cancel), which took 959 ms).
+// @verifies GRAPH-5 POOL-12
+TEST(GraphWait, CancelledPoolStopsARunInProgress) {
+  for (std::size_t passes : {std::size_t{1}, std::size_t{50}}) {
+    pilfer::pool p(pilfer::pool_options{.threads = 2});
+    watchdog dog("shutdown(cancel) during a run", 60s, &p);
+    pilfer::graph g("in progress");
+    counter ran_a{0}, ran_b{0};
+    flag release{0};
+    auto a = g.emplace([&] {
+      add(ran_a);
+      while (load(release) == 0) std::this_thread::yield();
+    });
+    auto b = g.emplace([&] { add(ran_b); });
+    a.precede(b);
+    auto run = pilfer::run_n(p, g, passes);
+    ASSERT_TRUE(eventually([&] { return load(ran_a) == 1u; }));
+    std::thread stopper([&] { p.shutdown(pilfer::shutdown_mode::cancel); });
+    ASSERT_TRUE(eventually([&] { return p.closed(); }));  // cancel is requested before closed is set
+    store(release, 1);
+    stopper.join();
+    EXPECT_THROW(run.get(), pilfer::graph_cancelled) << passes << " passes";
+    EXPECT_EQ(load(ran_a), 1u) << passes << " passes";
+    EXPECT_EQ(load(ran_b), 0u) << passes << " passes";
+  }
+}
+
+// A graph destroyed by one of its own running tasks: the destructor would wait for the run, which
+// waits for that task. It is detected (the task is a node of the run being waited for) and fails
+// with one line naming the graph and the task, then std::terminate (the destructor is noexcept).
+// Before: it hung silently (the watchdog's exit fails this death test).
+// @verifies GRAPH-10 POOL-19
+TEST(GraphWaitDeathTest, GraphDestroyedByItsOwnTaskFailsClearly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        pilfer::pool p(pilfer::pool_options{.threads = 2});
+        watchdog dog("graph destroyed by its own task", 20s, &p);
+        auto* g = new pilfer::graph("self");
+        g->emplace([g] { delete g; }).name("deleter");
+        (void)pilfer::run(p, *g);
+        std::this_thread::sleep_for(30s);  // the run's task terminates the process first
+      },
+      "pilfer graph 'self': destroyed by its own task 'deleter' while the run is in progress");
 }
 
 // run_until's predicate throws on a worker (after the first pass). Before: std::terminate (5 of 5).

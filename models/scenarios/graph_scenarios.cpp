@@ -40,6 +40,7 @@ struct model_ctx {
     me->pushes.write() += 1;
   }
   void report(std::exception_ptr) const noexcept { PILFER_MODEL_ASSERT(false); }
+  bool cancelling() const noexcept { return false; }  // no pool shutdown in these scenarios
   void run_subflow(node_t&) const { PILFER_MODEL_ASSERT(false); }
 };
 

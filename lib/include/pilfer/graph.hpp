@@ -37,10 +37,16 @@
 //     (runs of one graph do not overlap; wait for the previous one). The graph must outlive
 //     the run (its destructor waits for a run in progress, as handle.wait() does: sleeping, or
 //     on a worker of the pool helping the run's nodes and then sleeping; never spinning).
+//     Destroying a graph from one of its own running tasks prints an error and std::terminate()s.
 //   * handle.wait(): on a worker of the pool it runs other tasks until the run is over (the
 //     pool's helping wait); elsewhere it blocks. get() = wait() + rethrow the first exception
 //     (GRAPH-4) or throw graph_cancelled (GRAPH-5). Later exceptions of the same run, and one
 //     nobody collected with get(), go to the pool's on_uncaught handler.
+//   * A run handle must not outlive its pool (as a task_handle): the exception nobody collected
+//     is reported to the pool's on_uncaught when the last of the handle and the run lets go of
+//     the run. With the handle dropped that is the run's end, just after it publishes `done`, so
+//     the report may come after wait() or ~graph returned; pool.wait_idle() (or the pool's
+//     shutdown or destruction) returns only after it (the run ends inside a pool task).
 //   * pool.wait_idle() does not wait for graph runs: wait on their handles.
 #pragma once
 
@@ -155,21 +161,33 @@ class basic_graph {
   using node = detail::graph_node<Sync>;
 
  public:
-  explicit basic_graph(std::string name = "graph") : name_(std::move(name)) {}
+  explicit basic_graph(std::string name = "graph") : name_(std::make_shared<const std::string>(std::move(name))) {}
   basic_graph(const basic_graph&) = delete;
   basic_graph& operator=(const basic_graph&) = delete;
   /// Waits for a run in progress (a graph must outlive its runs) as its handle's wait() does:
   /// sleeping off the pool; on a worker of the run's pool running the run's nodes it finds (a
   /// task that started a run and dropped its handle has them on its own deque), then sleeping
   /// with a spare standing in.
+  ///
+  /// Destroyed by one of its own running tasks (the task would wait for its own end, and its
+  /// callable lives in the graph): a misuse no run can recover from, and the destructor is
+  /// noexcept, so it prints a one-line error naming the graph and the task, then std::terminate.
   ~basic_graph() {
     detail::graph_run_state<Sync>* r = claim_.mark_waiter();
     if (r == nullptr) return;
+    if (const node* self = detail::graph_task_frame<Sync>::running_task_of(r)) {
+      std::fprintf(stderr,
+                   "pilfer graph '%s': destroyed by its own task '%s' while the run is in progress (the "
+                   "destructor would wait for the run, which waits for that task); terminating\n",
+                   name().c_str(), self->name.c_str());
+      std::fflush(stderr);
+      std::terminate();
+    }
     await_run(*r);
     detail::release_run(r);  // the reference the run's end added for this wait ([graph.H2])
   }
 
-  const std::string& name() const noexcept { return name_; }
+  const std::string& name() const noexcept { return *name_; }
   std::size_t size() const noexcept { return nodes_.size(); }
   bool empty() const noexcept { return nodes_.empty(); }
 
@@ -261,7 +279,7 @@ class basic_graph {
     explicit modify_guard(basic_graph& g) : g_(g) {
       std::uint32_t seen = 0;
       if (!g_.claim_.try_claim(claim_word::modifying, seen))
-        throw graph_error("pilfer graph '" + g_.name_ + "': " +
+        throw graph_error("pilfer graph '" + g_.name() + "': " +
                           ((seen & claim_word::running) != 0 ? "modified while a run of it is in progress (wait for the run first)"
                                                              : "modified by two threads at once"));
     }
@@ -288,7 +306,7 @@ class basic_graph {
   void claim_for_run() {
     std::uint32_t seen = 0;
     if (!claim_.try_claim(claim_word::running, seen))
-      throw graph_error("pilfer graph '" + name_ + "': " +
+      throw graph_error("pilfer graph '" + name() + "': " +
                         ((seen & claim_word::running) != 0
                              ? "run while a previous run of it is in progress (runs of one graph do not overlap)"
                              : "run while it is being modified"));
@@ -331,7 +349,7 @@ class basic_graph {
     }
     if (topo_.size() != nodes_.size()) throw graph_error(describe_cycle(in));
     if (sources_.empty() && !nodes_.empty())
-      throw graph_error("pilfer graph '" + name_ + "': no source task (every task has a predecessor), nothing can start");
+      throw graph_error("pilfer graph '" + name() + "': no source task (every task has a predecessor), nothing can start");
     dirty_ = false;
   }
 
@@ -362,7 +380,7 @@ class basic_graph {
     // start at the task added first, so the message does not depend on where the walk began
     std::rotate(cyc.begin(), std::min_element(cyc.begin(), cyc.end(), [](node* x, node* y) { return x->index < y->index; }),
                 cyc.end());
-    std::string s = "pilfer graph '" + name_ + "': cycle without a condition task: ";
+    std::string s = "pilfer graph '" + name() + "': cycle without a condition task: ";
     for (node* n : cyc) s += n->name + " -> ";
     s += cyc.front()->name;
     return s;
@@ -379,7 +397,8 @@ class basic_graph {
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
 
-  std::string name_;
+  /// Shared with each run's state: a handle reports the name after the graph is gone.
+  std::shared_ptr<const std::string> name_;
   std::vector<std::unique_ptr<node>> nodes_;
   std::vector<node*> all_, sources_, topo_;
   bool dirty_ = true;
@@ -425,8 +444,11 @@ class basic_subflow {
 
 using subflow = basic_subflow<std_sync>;
 
-/// Handle to a run. Move-only. ready(): any thread, wait-free. wait()/get(): see file comment.
-/// stats(): after the run is over (wait() first), while the graph exists.
+/// Handle to a run. Move-only; must not outlive its pool. ready(): any thread, wait-free.
+/// wait()/get(): see file comment.
+/// stats(): after the run is over (wait() first), while the graph exists. ready(), wait(), get()
+/// and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
+/// work after the graph is destroyed.
 template <class Sync>
 class basic_graph_run {
  public:
@@ -457,21 +479,22 @@ class basic_graph_run {
       r.error_taken.write() = true;
       std::rethrow_exception(r.error.read());
     }
-    if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(g_->name());
+    if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(*r.graph_name);
   }
 
   /// Stop the run: tasks not yet started are not started (those running finish); get() throws
-  /// graph_cancelled (unless a task threw first). Returns at once; wait() for the end.
+  /// graph_cancelled (unless a task threw first). Returns at once; wait() for the end. A run that
+  /// is over is not changed (GRAPH-5 stops runs in progress); a cancel racing the run's end may
+  /// find it in progress (cancelled, though every task ran) or over.
   void cancel() noexcept {
     auto& r = state();
-    // [graph.E2] relaxed: see request_stop(); the waiter reads `cancelled` after [graph.D2].
-    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    r.request_stop();
+    if (r.is_done()) return;  // [graph.D2]: over, its outcome is final
+    r.mark_cancelled();
   }
 
   graph_run_stats stats() const {
     auto& r = state();
-    if (!r.is_done()) throw std::logic_error("pilfer graph '" + g_->name() + "': stats() before the run is over");
+    if (!r.is_done()) throw std::logic_error("pilfer graph '" + *r.graph_name + "': stats() before the run is over");
     graph_run_stats s;
     s.iterations = r.iterations.read();
     for (const auto* n : g_->all_) {
@@ -514,6 +537,7 @@ struct pool_graph_ctx {
   // wakes a sleeper if nobody searches; it counts the node as pending until a worker runs it.
   void push(graph_node<Sync>* n) { pool_access<Sync>::enqueue(pool, n, task_options{}); }
   void report(std::exception_ptr e) const noexcept { pool_access<Sync>::sink(pool).report(std::move(e)); }
+  bool cancelling() const noexcept { return pool_access<Sync>::cancelling(pool); }
   void run_subflow(graph_node<Sync>& n);
 };
 
@@ -548,8 +572,7 @@ struct graph_run_start final : task_base {
 
   /// The run ends without its start having run: cancelled, so its waiters return.
   static void end_cancelled(graph_run_state<Sync>& run) noexcept {
-    run.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    run.request_stop();
+    run.mark_cancelled();
     finish_run(run);
   }
 };
@@ -569,6 +592,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     throw;
   }
   g.claim_.current_run = r;
+  r->graph_name = g.name_;
   r->nodes = &g.all_;
   r->sources = &g.sources_;
   r->profile = g.profile_;
@@ -648,10 +672,7 @@ bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, con
   detail::graph_run_state<Sync>& r = *n->run;
   auto* p = static_cast<basic_pool<Sync>*>(r.pool);
   detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(p->current_worker_index().value_or(~0u))};
-  if (op == detail::task_op::cancel) {  // pool shutdown(cancel): the run is cancelled
-    r.cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
-    r.request_stop();
-  }
+  if (op == detail::task_op::cancel) r.mark_cancelled();  // pool shutdown(cancel)
   detail::run_chain(n, r, ctx);  // a stopped run skips the body and releases nothing
   return true;
 }
@@ -767,8 +788,8 @@ void basic_graph<Sync>::dump_dot(std::ostream& os) const {
     }
     return o;
   };
-  os << "digraph \"" << esc(name_) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
-  os << "  label=\"" << esc(name_) << ": critical path " << t << " tasks";
+  os << "digraph \"" << esc(name()) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
+  os << "  label=\"" << esc(name()) << ": critical path " << t << " tasks";
   if (profile_) os << ", " << (d / 1000) << "." << (d % 1000) / 100 << " us";
   os << " (red)\";\n";
   for (const auto& n : nodes_) {

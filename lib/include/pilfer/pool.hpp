@@ -1044,6 +1044,7 @@ class basic_pool {
           // A group task's tombstone: executing it only drops its reference.
           if (is_tombstone(x) || detail::descends_from(x, ours)) {
             execute(w, x);
+            if constexpr (Anywhere) help_own_deque(w, ours);
             idle = 0;
             continue;
           }
@@ -1076,6 +1077,23 @@ class basic_pool {
   }
 
   static constexpr std::size_t injector_look = 64;
+
+  /// await<true>: what a task this wait ran left on the own deque (a graph node's successors,
+  /// the other sources of a run's start). The deque was empty when the wait began (the caller
+  /// drained it, begin_blocking hands back what is left), so every entry came from this wait's
+  /// own tasks: run those `ours` accepts, hand the rest on. Past the spare bound nobody else may
+  /// be free to steal them, and the wait only steals and looks at the injector (POOL-20).
+  template <class Ours>
+  void help_own_deque(worker& w, Ours&& ours) {
+    while (std::optional<task_base*> t = w.deque.pop()) {
+      w.bump(counter::local_pops);
+      if (is_tombstone(*t) || detail::descends_from(*t, ours)) {
+        execute(w, *t);
+      } else {
+        reroute(w, *t);
+      }
+    }
+  }
 
   /// The first task among the injector's first `limit` that `ours` accepts, taken; the others looked
   /// at go back to its tail (taken and rerouted: the statistics' identity holds).
@@ -1261,6 +1279,12 @@ struct pool_access {
     return w != nullptr ? w->current : nullptr;
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
+  /// shutdown(cancel) was called: a task started without a queue round-trip (a graph's kept
+  /// successor) is cancelled as execute() cancels a queued one.
+  static bool cancelling(const pool_type& p) noexcept {
+    // [pool.S3] relaxed: as in execute(); best effort, the flag guards no data.
+    return p.cancelling_.load(PILFER_SITE("pool.S3", relaxed));
+  }
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
   /// enqueue() in two steps (task_group::run lists a task between them): admit() may refuse
   /// (pool_closed, bad affinity) with nothing queued; place() fails only when out of memory.

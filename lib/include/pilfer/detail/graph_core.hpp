@@ -8,14 +8,17 @@
 //   ctx.push(node*)  make a ready node available: the calling worker's own deque (seed 001)
 //   ctx.worker()     index of the calling worker (-1: not a worker)
 //   ctx.report(e)    an exception that is not the run's first (on_uncaught)
+//   ctx.cancelling() the pool is shutting down with cancel: start no task of the run
 //
 // Tags ([graph.*]) name the rows of the order table in lib/docs/graph.md.
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +86,8 @@ struct graph_run_state {
   std::function<bool()> again;
   /// Called once when the run is over (the graph is released, stats are final).
   std::function<void(graph_run_state&)> on_finish;
+  /// The graph's name (its diagnostics), shared: a handle may be asked after the graph is gone.
+  std::shared_ptr<const std::string> graph_name;
   const std::vector<graph_node<Sync>*>* sources = nullptr;
   const std::vector<graph_node<Sync>*>* nodes = nullptr;
   bool profile = false;
@@ -119,6 +124,14 @@ struct graph_run_state {
     stop.store(true, PILFER_SITE("graph.E2", relaxed));
   }
   bool stopping() const noexcept { return stop.load(PILFER_SITE("graph.E2", relaxed)); }
+
+  /// Cancel the run (handle.cancel(), pool shutdown(cancel), a start dropped unrun): no new task
+  /// starts; get() throws graph_cancelled unless a task threw first.
+  void mark_cancelled() noexcept {
+    // [graph.E2] relaxed: see request_stop(); the waiter reads `cancelled` after [graph.D2].
+    cancelled.store(true, PILFER_SITE("graph.E2", relaxed));
+    request_stop();
+  }
 
   /// Sleep until the run is over (a thread that is not a worker of the run's pool; a worker's
   /// wait helps first and blocks through this). Notified by finish_run after [graph.D1].
@@ -181,10 +194,14 @@ class graph_claim {
     std::uint32_t s = word_.load(PILFER_SITE("graph.G2", acquire));
     do {
       if ((s & running) == 0) return nullptr;
-      // [graph.G4] relaxed on success: the mark carries no data; what the waiter reads of the run
-      // comes through [graph.D1] -> [graph.D2]. Success means the run's [graph.G3] exchange is
-      // later in the word's modification order: it sees the mark.
-    } while (!word_.compare_exchange_weak(s, s | waited, PILFER_SITE("graph.G4", relaxed), PILFER_SITE("graph.G2", acquire)));
+      // [graph.G4] acquire on success: the mark itself needs only atomicity — it carries no data,
+      // what the waiter reads of the run comes through [graph.D1] -> [graph.D2], and success means
+      // the run's [graph.G3] exchange is later in the word's modification order, so it sees the
+      // mark. It is acquire, not relaxed, because the failure order ([graph.G2] acquire: a failed
+      // CAS may read the run's [graph.G3] and return with the graph free) must not be stronger
+      // than the success order for GCC 12 (-Winvalid-memory-model; C++17 allows it, GCC warns).
+      // The cost is nil: once per graph destruction, and acquire is a plain load on x86/ARMv8.
+    } while (!word_.compare_exchange_weak(s, s | waited, PILFER_SITE("graph.G4", acquire), PILFER_SITE("graph.G2", acquire)));
     return current_run;
   }
 
@@ -263,9 +280,34 @@ void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noex
   r.request_stop();
 }
 
+/// The graph tasks the calling thread is inside, innermost first (a task may run a subflow or
+/// another graph and wait for it, running other graphs' tasks meanwhile): one frame on the stack of
+/// invoke_body per body in progress, linked through a thread slot. The graph destructor walks it to
+/// tell "destroyed by one of its own running tasks" (it would wait for itself) from a wait.
+template <class Sync>
+struct graph_task_frame {
+  const graph_node<Sync>* node;
+  const graph_run_state<Sync>* run;
+  graph_task_frame* outer;
+
+  struct slot_key {};
+  static graph_task_frame* innermost() noexcept {
+    return static_cast<graph_task_frame*>(Sync::template thread_slot<slot_key>());
+  }
+  static void set_innermost(graph_task_frame* f) noexcept { Sync::template thread_slot<slot_key>() = f; }
+  /// The calling thread's running task of run r, or nullptr.
+  static const graph_node<Sync>* running_task_of(const graph_run_state<Sync>* r) noexcept {
+    for (const graph_task_frame* f = innermost(); f != nullptr; f = f->outer)
+      if (f->run == r) return f->node;
+    return nullptr;
+  }
+};
+
 /// Run the body of n. Returns the condition's choice (-1 for other kinds) or -2 on exception.
 template <class Sync, class Ctx>
 int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  graph_task_frame<Sync> frame{n, &r, graph_task_frame<Sync>::innermost()};
+  graph_task_frame<Sync>::set_innermost(&frame);
   const int me = ctx.worker();
   n->worker.write() = me;
   n->runs.write() += 1;
@@ -294,6 +336,7 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
   if constexpr (!Sync::is_model) {
     if (r.profile) n->end_ns.write() = graph_now_ns();
   }
+  graph_task_frame<Sync>::set_innermost(frame.outer);
   return choice;
 }
 
@@ -304,6 +347,10 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
 template <class Sync, class Ctx>
 void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
   while (n != nullptr) {
+    // GRAPH-5: shutdown(cancel) stops the run. The pool applies it to what it takes off a queue;
+    // a task started here without a queue round-trip (the kept successor, a pass's first source)
+    // must check it too.
+    if (ctx.cancelling() && !r.stopping()) r.mark_cancelled();
     graph_node<Sync>* next = nullptr;
     const auto release = [&](graph_node<Sync>* s) {
       s->readied_by.write() = ctx.worker();
