@@ -16,7 +16,9 @@
 //     over-aligned tasks go to the global allocator. Each class keeps at most `per_class_limit`
 //     blocks per thread; past it a free goes to the global allocator.
 //   * A thread's blocks are given back when it exits. A free after that (a task destroyed during
-//     the thread's exit, after the cache's destructor ran) goes to the global allocator.
+//     the thread's exit, after the cache's destructor ran; on the main thread, during static
+//     destruction) goes to the global allocator. The drain is registered by the thread's first
+//     allocation or free through the cache, whichever comes first.
 //   * Not used (plain Sync::make / Sync::destroy) by the model checker's policy (it tracks every
 //     allocation), by a policy that declares `static constexpr bool task_block_cache = false;`
 //     (its make/destroy must see every task), and under AddressSanitizer (which must see every
@@ -75,7 +77,7 @@ class task_block_cache {
       --k.count_[c];
       return b;
     }
-    return ::operator new(block_size(c));
+    return allocate_new(k, c);
   }
 
   /// Give back a block of class c (from any thread's allocate()).
@@ -103,18 +105,38 @@ class task_block_cache {
     return k;
   }
 
-  /// Past the limit, and the first free on a thread: the limit starts at 0 so that the first
-  /// free lands here and registers the drain that gives the blocks back at thread exit.
+  /// An empty class: a block from the global allocator. The thread's first allocation also
+  /// registers the drain, so a thread that makes tasks has its drain registered before its
+  /// thread_local objects are destroyed (for the main thread: before static destruction, which
+  /// may free tasks the thread made).
+  PILFER_NOINLINE static void* allocate_new(task_block_cache& k, std::size_t c) {
+    k.register_drain();
+    return ::operator new(block_size(c));
+  }
+
+  /// Past the limit, and the first free on a thread that has made no task: the limit starts at
+  /// 0 so that such a free lands here and registers the drain that gives the blocks back at
+  /// thread exit.
   PILFER_NOINLINE static void overflow(task_block_cache& k, void* p, std::size_t c) noexcept {
     if (!k.registered_) {
-      k.registered_ = true;
-      static thread_local task_block_cache_drain drain;  // constructed here, destroyed at thread exit
-      (void)drain;
-      k.limit_ = per_class_limit;
+      k.register_drain();
       deallocate(p, c);
       return;
     }
     ::operator delete(p);
+  }
+
+  /// Once per thread: the drain object's destructor runs at the thread's exit and sets the limit
+  /// to 0 (frees after it go to the global allocator). Registered after the thread's
+  /// thread_local objects were destroyed (a thread whose first task operation comes during its
+  /// own exit), the drain never runs: that thread's cache keeps what it is given, at most
+  /// per_class_limit blocks per class.
+  void register_drain() noexcept {
+    if (registered_) return;
+    registered_ = true;
+    static thread_local task_block_cache_drain drain;  // constructed here, destroyed at thread exit
+    (void)drain;
+    limit_ = per_class_limit;
   }
 
   /// Back to the global allocator (thread exit).
