@@ -25,7 +25,7 @@ fi
 
 build=${PILFER_SOAK_BUILD:-build/tsan}
 bin=$build/stress
-programs=(stress_deque stress_injector stress_pool stress_pool_waits)
+programs=(stress_deque stress_injector stress_pool stress_pool_waits stress_graph)
 missing=0
 for p in "${programs[@]}"; do [ -x "$bin/$p" ] || missing=1; done
 if [ $missing -eq 1 ]; then
@@ -59,6 +59,8 @@ configs=(
   "stress_pool_waits --scenario many_waiters"
   "stress_pool_waits --scenario join_fairness"
   "stress_pool_waits --scenario dropped_handles"
+  "stress_graph --scenario dag"
+  "stress_graph --scenario nested"
   "stress_deque --impl chase_lev --chaos 32"
   "stress_injector --block small --chaos 32"
   "stress_pool --scenario spawn_storm --chaos 32"
