@@ -9,7 +9,9 @@
 //   nested  tasks of a pool run graphs and wait for them inside the task (helping waits), while
 //           outside threads run other graphs on the same pool.
 //
-// Usage: stress_graph [--scenario NAME] [--seconds N] [--iterations ROUNDS] [--seed N]
+// Progress (ops=N) counts tasks run (dag) and graph runs completed (nested); a watchdog fails the program
+// when it stops moving for --watchdog seconds.
+// Usage: stress_graph [--scenario NAME] [--seconds N] [--iterations ROUNDS] [--seed N] [--watchdog S]
 // @verifies GRAPH-1 GRAPH-2 GRAPH-10
 #include <pilfer/graph.hpp>
 
@@ -84,6 +86,7 @@ int run_dag(const pilfer::stress::options& o) {
       h.get();
       const auto s = h.stats();
       tasks += s.tasks_run;
+      pilfer::stress::progress(s.tasks_run);
       steals += s.steals;
       if (s.tasks_run != d.runs.size()) f.fail("stats: tasks_run", s.tasks_run, d.runs.size());
     }
@@ -132,6 +135,7 @@ int run_nested(const pilfer::stress::options& o) {
         for (int k = 0; k < 3; ++k) {
           ++ds[static_cast<std::size_t>(i)]->pass;
           pilfer::run(p, ds[static_cast<std::size_t>(i)]->g).get();  // helping wait on a worker
+          pilfer::stress::progress();
         }
       }));
     std::vector<pilfer::std_sync::thread> outside;
@@ -140,6 +144,7 @@ int run_nested(const pilfer::stress::options& o) {
         for (int k = 0; k < 3; ++k) {
           ++ds[static_cast<std::size_t>(i)]->pass;
           pilfer::run(p, ds[static_cast<std::size_t>(i)]->g).get();
+          pilfer::stress::progress();
         }
       });
     for (auto& h : inside) h.get();
@@ -172,5 +177,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto o = pilfer::stress::parse(static_cast<int>(rest.size()), rest.data(), "stress_graph", 5.0);
+  // Fails the program when no graph run completes for --watchdog seconds (a hang is a verdict).
+  pilfer::stress::watchdog wd("stress_graph", o.watchdog, o.seed);
   return scenario == "dag" ? run_dag(o) : run_nested(o);
 }
