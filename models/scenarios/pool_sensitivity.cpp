@@ -19,6 +19,7 @@
 // ".tsv").
 // @verifies MC-2
 #include "scenarios.hpp"
+#include "../engine/order_names.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -33,17 +34,7 @@
 using namespace pilfer::model;
 
 namespace {
-const char* name_of(std::memory_order o) {
-  switch (o) {
-    case std::memory_order_relaxed: return "relaxed";
-    case std::memory_order_consume: return "consume";
-    case std::memory_order_acquire: return "acquire";
-    case std::memory_order_release: return "release";
-    case std::memory_order_acq_rel: return "acq_rel";
-    case std::memory_order_seq_cst: return "seq_cst";
-  }
-  return "?";
-}
+using orders::name_of;  // the one table of order names (engine/order_names.hpp)
 bool pool_tag(const std::string& t) { return t.rfind("sleep.", 0) == 0 || t.rfind("pool.", 0) == 0; }
 }  // namespace
 

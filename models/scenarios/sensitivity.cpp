@@ -10,6 +10,7 @@
 // weakenings established in models/SENSITIVITY.md) is not detected.
 // @verifies MC-2
 #include "scenarios.hpp"
+#include "../engine/order_names.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -23,17 +24,7 @@
 using namespace pilfer::model;
 
 namespace {
-const char* name_of(std::memory_order o) {
-  switch (o) {
-    case std::memory_order_relaxed: return "relaxed";
-    case std::memory_order_consume: return "consume";
-    case std::memory_order_acquire: return "acquire";
-    case std::memory_order_release: return "release";
-    case std::memory_order_acq_rel: return "acq_rel";
-    case std::memory_order_seq_cst: return "seq_cst";
-  }
-  return "?";
-}
+using orders::name_of;  // the one table of order names (engine/order_names.hpp)
 
 /// The weakenings tried for a declared order: one step first, then relaxed.
 std::vector<std::memory_order> weakenings(std::memory_order declared) {
