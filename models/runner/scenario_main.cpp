@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,7 +37,8 @@ bool valid_name(std::string_view name) noexcept {
 /// What the command line asked for, on top of each scenario's own options.
 struct command {
   std::vector<std::string> names;
-  bool all = false, list = false, random = false;
+  bool all = false, list = false, random = false, exhaustive = false;
+  std::optional<unsigned> preemption_bound;  // --preemption-bound=N; N = "none" lifts a scenario's bound
   std::optional<std::uint64_t> seed;
   std::string replay;
   std::map<std::string, std::memory_order> weaken;
@@ -85,6 +87,21 @@ std::optional<command> parse(int argc, char** argv) {
       c.list = true;
     } else if (a == "--random") {
       c.random = true;
+    } else if (a == "--exhaustive") {
+      c.exhaustive = true;
+    } else if (a.starts_with("--preemption-bound=")) {
+      const std::string_view v = value("--preemption-bound=");
+      if (v == "none") {
+        c.preemption_bound = std::numeric_limits<unsigned>::max();
+      } else {
+        const auto n = pilfer::testing::parse_u64(v);
+        if (!n || *n > 1000) {
+          std::fprintf(stderr, "error: --preemption-bound expects a number of preemptions (0..1000) or 'none', got '%s'\n",
+                       argv[i] + 19);
+          return std::nullopt;
+        }
+        c.preemption_bound = static_cast<unsigned>(*n);
+      }
     } else if (a.starts_with("--seed=")) {
       c.seed = pilfer::testing::parse_u64(value("--seed="));
       if (!c.seed) {
@@ -132,6 +149,10 @@ std::optional<command> parse(int argc, char** argv) {
       c.names.emplace_back(a);
     }
   }
+  if (c.random && c.exhaustive) {
+    std::fprintf(stderr, "error: --random and --exhaustive exclude each other\n");
+    return std::nullopt;
+  }
   return c;
 }
 
@@ -139,6 +160,11 @@ std::optional<command> parse(int argc, char** argv) {
 bool run(const scenario_entry& e, const command& c) {
   options o = e.opts;
   if (c.random) o.how = mode::random;
+  if (c.exhaustive) o.how = mode::exhaustive;
+  if (c.preemption_bound) {
+    if (*c.preemption_bound == std::numeric_limits<unsigned>::max()) o.preemption_bound.reset();
+    else o.preemption_bound = *c.preemption_bound;
+  }
   if (c.seed) o.seed = *c.seed;
   if (!c.replay.empty()) o.replay = c.replay;
   for (const auto& [tag, order] : c.weaken) o.weaken[tag] = order;
@@ -164,6 +190,9 @@ bool run(const scenario_entry& e, const command& c) {
     verdict = met ? "  (expected: " + e.expected_failure + " found)"
                   : "  (ERROR: expected a " + e.expected_failure + ", the checker " +
                         (r.ok ? std::string("found none") : "found a " + r.kind) + ")";
+  else if (proved && o.preemption_bound)
+    verdict = "  proved within " + std::to_string(*o.preemption_bound) + " preemptive switch" +
+              (*o.preemption_bound == 1 ? "" : "es");
   else if (proved)
     verdict = "  proved";
   const std::string requirements = e.requirements.empty() ? "" : "  [" + e.requirements + "]";

@@ -13,6 +13,10 @@
 //   NAME...           run these scenarios; --all runs every one, in list order
 //   --list            print each scenario's name, one a line (pilfer_add_model_check reads it)
 //   --random          random mode; the seed is printed as seed=N (PILFER_SEED=N or --seed=N replays it)
+//   --exhaustive      exhaustive mode for a scenario registered as random (usually with a bound below)
+//   --preemption-bound=N|none  at most N preemptive context switches per execution (CHESS-style
+//                     bounding; switches at blocking, yields and thread ends are free); `none` lifts
+//                     the scenario's own bound
 //   --replay=TOKEN    re-run the execution a failure printed as `replay: --replay=TOKEN`, with its trace
 //   --weaken=TAG=ORDER  the site tagged TAG runs with the weaker of its order and ORDER (repeatable)
 //   --model=c++20|rc11, --shard=I/N (explore part I of N; N runs together cover the space)
@@ -23,7 +27,8 @@
 //
 // Verdicts. A scenario with an empty `expected_failure` passes when the check finds no failure; the
 // line says `proved` when its exploration was exhaustive and complete (every execution the model
-// allows, within the stated bounds, was checked). A scenario with `expected_failure` set (a
+// allows, within the stated bounds, was checked), `proved within N preemptive switches` when a
+// preemption bound limited it. A scenario with `expected_failure` set (a
 // result::kind such as "data race" or "assertion") is a demonstration of a known bug: it passes
 // only when the checker finds exactly that kind of failure, and prints the failure's trace; if the
 // checker stops finding it, the scenario fails. Exit status 0 when every scenario run met its
