@@ -242,6 +242,7 @@ class basic_graph {
     nodes_.clear();
     all_.clear();
     sources_.clear();
+    counted_.clear();
     topo_.clear();
     dirty_ = true;
   }
@@ -318,11 +319,13 @@ class basic_graph {
     }
   }
 
-  /// Counters' initial values, sources, topological order over strong edges; cycle check.
+  /// Counters' initial values, sources, the tasks whose counter is used, topological order over
+  /// strong edges; cycle check.
   void prepare() {
     if (!dirty_) return;
     all_.clear();
     sources_.clear();
+    counted_.clear();
     topo_.clear();
     for (auto& n : nodes_) {
       all_.push_back(n.get());
@@ -334,8 +337,10 @@ class basic_graph {
         if (n->kind == detail::graph_work::condition) s->weak_in = true;
         else ++s->strong_in;
       }
-    for (auto& n : nodes_)
+    for (auto& n : nodes_) {
       if (n->pred.empty()) sources_.push_back(n.get());
+      if (n->counted()) counted_.push_back(n.get());
+    }
     // Kahn over strong edges: what is left over lies on (or behind) a cycle without a condition.
     std::vector<std::uint32_t> in(nodes_.size());
     for (auto& n : nodes_) in[n->index] = n->strong_in;
@@ -401,6 +406,7 @@ class basic_graph {
   std::shared_ptr<const std::string> name_;
   std::vector<std::unique_ptr<node>> nodes_;
   std::vector<node*> all_, sources_, topo_;
+  std::vector<node*> counted_;  // tasks with two or more strong predecessors (graph_node::counted)
   bool dirty_ = true;
   bool profile_ = true;
   claim_word claim_;
@@ -593,7 +599,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   }
   g.claim_.current_run = r;
   r->graph_name = g.name_;
-  r->nodes = &g.all_;
+  r->counted = &g.counted_;
   r->sources = &g.sources_;
   r->profile = g.profile_;
   r->pool = &p;

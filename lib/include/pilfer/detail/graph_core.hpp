@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/detail/pool_task.hpp"
 #include "pilfer/sync.hpp"
 
@@ -34,6 +35,25 @@ class basic_subflow;
 namespace detail {
 
 enum class graph_work : unsigned char { plain, condition, subflow };
+
+/// Compile-time mutation hook for the model checker (models/scenarios/graph_scenarios.cpp, run by
+/// the sensitivity table): a Sync policy may declare
+/// `static constexpr pilfer::detail::graph_mutation graph_mutation = ...;` to compile the
+/// scheduling step with a known-wrong behaviour. std_sync declares none, so it is `none` and the
+/// `if constexpr` on it folds away.
+enum class graph_mutation : unsigned char {
+  none,
+  uncounted_release  ///< every successor takes the single-predecessor path: released by its first finished predecessor
+};
+
+template <class Sync>
+consteval graph_mutation graph_mutation_of() {
+  if constexpr (requires { Sync::graph_mutation; }) {
+    return Sync::graph_mutation;
+  } else {
+    return graph_mutation::none;
+  }
+}
 
 template <class Sync>
 struct graph_run_state;
@@ -54,12 +74,20 @@ struct graph_node final : task_base {
   std::function<void(basic_subflow<Sync>&)> sub_fn;
   std::vector<graph_node*> succ;  // in precede() order (a condition's return value indexes it)
   std::vector<graph_node*> pred;
-  std::uint32_t strong_in = 0;    // predecessors that are not condition tasks
+  std::uint32_t strong_in = 0;    // predecessors that are not condition tasks (set while the graph is claimed)
   bool weak_in = false;           // some predecessor is a condition task
   graph_run_state<Sync>* run = nullptr; // the run in progress; set before the sources are released
 
-  /// Unfinished strong predecessors in this run (reset to strong_in when a run begins).
+  /// Unfinished strong predecessors in this pass (reset to strong_in when a pass begins). Used
+  /// only by a task with two or more strong predecessors: one with a single one is released by
+  /// that predecessor's end without counting (run_chain).
   alignas(cache_line) atomic_t<Sync, std::uint32_t> join{0};
+
+  /// The counter decides when this task is ready (else its one strong predecessor's end does).
+  bool counted() const noexcept {
+    if constexpr (graph_mutation_of<Sync>() == graph_mutation::uncounted_release) return false;
+    return strong_in >= 2;
+  }
 
   // Per-run observations: written by whoever runs the node (one at a time: the node runs again
   // only after a later release, which happens-after this run of it), read after the run.
@@ -89,16 +117,23 @@ struct graph_run_state {
   /// The graph's name (its diagnostics), shared: a handle may be asked after the graph is gone.
   std::shared_ptr<const std::string> graph_name;
   const std::vector<graph_node<Sync>*>* sources = nullptr;
-  const std::vector<graph_node<Sync>*>* nodes = nullptr;
+  /// The tasks whose counter is used (graph_node::counted): the ones begin_iteration resets.
+  const std::vector<graph_node<Sync>*>* counted = nullptr;
   bool profile = false;
   void* pool = nullptr;  // basic_pool<Sync>* (helping waits); null under the model's worker loop
   std::function<void(std::exception_ptr)> report;  // uncollected / non-first exceptions
 
+  // The state is allocated once per run: padding, not alignas, keeps the two hot words off the
+  // lines of the cold fields and off each other's (an over-aligned new is glibc's memalign, about
+  // 600 instructions against malloc's tens; callgrind, one run of a 10-task chain).
+  char pad_before_inflight_[cache_line] = {};
   /// Tasks released and not yet finished in the current iteration (seed 001's "topology join
-  /// counter"). 0 = the iteration is over.
-  alignas(cache_line) atomic_t<Sync, std::uint64_t> inflight{0};
-  /// Set by the first exception or cancel(): no new task of this run is started.
-  alignas(cache_line) atomic_t<Sync, bool> stop{false};
+  /// counter"). 0 = the iteration is over. Read-modify-written at every push and unit's end.
+  atomic_t<Sync, std::uint64_t> inflight{0};
+  char pad_after_inflight_[cache_line] = {};
+  /// Set by the first exception or cancel(): no new task of this run is started. Read before
+  /// every task.
+  atomic_t<Sync, bool> stop{false};
   atomic_t<Sync, bool> failed{false};
   atomic_t<Sync, bool> cancelled{false};
   /// 0 running, 1 finished; waiters block on it.
@@ -209,12 +244,13 @@ class graph_claim {
   atomic_t<Sync, std::uint32_t> word_{0};
 };
 
-/// Reset every node's counter and release the sources for one iteration. Returns the source to
-/// run inline (keep_one) or nullptr (all pushed). Called by the run's starter or by the finisher
-/// of the previous iteration: no task of this run is in flight, so the stores race with nothing.
+/// Reset the counters in use (r.counted) and release the sources for one iteration. Returns the
+/// source to run inline (keep_one) or nullptr (all pushed). Called by the run's starter or by the
+/// finisher of the previous iteration: no task of this run is in flight, so the stores race with
+/// nothing.
 template <class Sync, class Ctx>
 graph_node<Sync>* begin_iteration(graph_run_state<Sync>& r, Ctx& ctx, bool keep_one) {
-  for (graph_node<Sync>* n : *r.nodes) {
+  for (graph_node<Sync>* n : *r.counted) {
     // [graph.R1] relaxed: published to every worker that later decrements the counter by the
     // push of a source below (deque release / steal acquire) and the chain of releases from there.
     n->join.store(n->strong_in, PILFER_SITE("graph.R1", relaxed));
@@ -282,8 +318,10 @@ void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noex
 
 /// The graph tasks the calling thread is inside, innermost first (a task may run a subflow or
 /// another graph and wait for it, running other graphs' tasks meanwhile): one frame on the stack of
-/// invoke_body per body in progress, linked through a thread slot. The graph destructor walks it to
-/// tell "destroyed by one of its own running tasks" (it would wait for itself) from a wait.
+/// run_chain per chain in progress, linked through a thread slot, naming the task whose body runs
+/// (nullptr between bodies: the slot is set once per chain, not twice per task). The graph
+/// destructor walks it to tell "destroyed by one of its own running tasks" (it would wait for
+/// itself) from a wait.
 template <class Sync>
 struct graph_task_frame {
   const graph_node<Sync>* node;
@@ -298,16 +336,18 @@ struct graph_task_frame {
   /// The calling thread's running task of run r, or nullptr.
   static const graph_node<Sync>* running_task_of(const graph_run_state<Sync>* r) noexcept {
     for (const graph_task_frame* f = innermost(); f != nullptr; f = f->outer)
-      if (f->run == r) return f->node;
+      if (f->run == r && f->node != nullptr) return f->node;
     return nullptr;
   }
 };
 
-/// Run the body of n. Returns the condition's choice (-1 for other kinds) or -2 on exception.
+/// Run the body of n inside the chain's frame. Returns the condition's choice (-1 for other
+/// kinds) or -2 on exception. Inline: it is most of the scheduling step (a call and the spills
+/// around it were ~19 of ~84 instructions per chain step).
 template <class Sync, class Ctx>
-int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
-  graph_task_frame<Sync> frame{n, &r, graph_task_frame<Sync>::innermost()};
-  graph_task_frame<Sync>::set_innermost(&frame);
+PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx,
+                                  graph_task_frame<Sync>& frame) noexcept {
+  frame.node = n;
   const int me = ctx.worker();
   n->worker.write() = me;
   n->runs.write() += 1;
@@ -336,7 +376,7 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
   if constexpr (!Sync::is_model) {
     if (r.profile) n->end_ns.write() = graph_now_ns();
   }
-  graph_task_frame<Sync>::set_innermost(frame.outer);
+  frame.node = nullptr;
   return choice;
 }
 
@@ -346,6 +386,8 @@ int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcep
 /// none is left. Lock-free, allocation-free.
 template <class Sync, class Ctx>
 void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  graph_task_frame<Sync> frame{nullptr, &r, graph_task_frame<Sync>::innermost()};
+  graph_task_frame<Sync>::set_innermost(&frame);
   while (n != nullptr) {
     // GRAPH-5: shutdown(cancel) stops the run. The pool applies it to what it takes off a queue;
     // a task started here without a queue round-trip (the kept successor, a pass's first source)
@@ -365,13 +407,21 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
       ctx.push(s);
     };
     if (!r.stopping()) {
-      const int choice = invoke_body(n, r, ctx);
+      const int choice = invoke_body(n, r, ctx, frame);
       if (choice != -2 && !r.stopping()) {
         if (n->kind == graph_work::condition) {
           // A condition edge is weak: the chosen successor runs without counting (loops).
           if (choice >= 0 && static_cast<std::size_t>(choice) < n->succ.size()) release(n->succ[static_cast<std::size_t>(choice)]);
         } else {
           for (graph_node<Sync>* s : n->succ) {
+            if (!s->counted()) {
+              // n is s's one strong predecessor: n's end makes s ready, no counter to decrement.
+              // Its writes reach s without an RMW: s runs next on this thread (sequenced after),
+              // or after the push (deque release) and its pop/steal (acquire). Its counter is
+              // never read, so nothing re-arms it (nor resets it: begin_iteration skips it).
+              release(s);
+              continue;
+            }
             // [graph.C1] acq_rel: release publishes n's writes to the successor's runner; acquire
             // (in whoever reads 1, the last predecessor) takes every earlier predecessor's release
             // through the RMW chain on the counter: the successor sees all its predecessors' writes.
@@ -403,6 +453,7 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
     }
     n = next;
   }
+  graph_task_frame<Sync>::set_innermost(frame.outer);  // (frame.run may be freed: not read)
 }
 
 }  // namespace detail
