@@ -377,6 +377,18 @@ class watchdog {
   std_sync::thread thread_;
 };
 
+/// Every worker's (and spare's) state of a pilfer pool (any basic_pool<S>: snapshot() is racy and
+/// advisory), for a watchdog's dump.
+template <class Pool>
+std::string describe_pool(const Pool& p) {
+  std::ostringstream os;
+  for (const auto& w : p.snapshot())
+    os << "  worker " << w.index << ": " << to_string(w.state) << ", queued " << w.queued << ", tasks_run " << w.tasks_run
+       << "\n";
+  os << "  spare workers alive: " << p.spare_workers() << "\n";
+  return os.str();
+}
+
 /// Final verdict line (with ops=N, the progress count, and chaos points injected); returns the exit code.
 inline int verdict(const char* program, const failures& f, std::uint64_t seed) {
   const auto ops = static_cast<unsigned long long>(progress_counter().load(PILFER_SITE("stress.progress", relaxed)));

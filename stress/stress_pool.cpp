@@ -42,14 +42,6 @@ using clock_type = std::chrono::steady_clock;
 using S = chaos_sync;  // std_sync plus --chaos perturbations (stress_common.hpp)
 using pool_type = pilfer::basic_pool<S>;
 
-/// Every worker's state, for the watchdog.
-std::string describe(const pool_type& p) {
-  std::string out;
-  for (const auto& w : p.snapshot())
-    out += "  worker " + std::to_string(w.index) + ": " + pilfer::to_string(w.state) + ", queued " +
-           std::to_string(w.queued) + ", tasks_run " + std::to_string(w.tasks_run) + "\n";
-  return out + "  spare workers alive: " + std::to_string(p.spare_workers()) + "\n";
-}
 unsigned pick_workers(const options& o, unsigned chosen) { return o.workers ? o.workers : chosen; }
 
 /// Generous bound for "this task must have run by now": a parked pool wakes in microseconds; TSan, a loaded
@@ -117,7 +109,7 @@ void spawn_storm(const options& o, failures& fail, watchdog& wd) {
     constexpr std::uint64_t per_outsider = 2000;
     {
       pool_type p(pilfer::pool_options{.threads = workers});
-      watchdog::guard wg(wd, [&p] { return describe(p); });
+      watchdog::guard wg(wd, [&p] { return describe_pool(p); });
       storm s{t, p, std::make_unique<std_sync::atomic<std::uint32_t>[]>(n)};
       p.spawn([&s] { s.node(0); });
       std_sync::atomic<bool> stop_reader{false};
@@ -213,7 +205,7 @@ void fork_join(const options& o, failures& fail, watchdog& wd) {
   while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
     const auto workers = pick_workers(o, 1 + static_cast<unsigned>(r.below(2)));
     pool_type p(pilfer::pool_options{.threads = workers});
-    watchdog::guard wg(wd, [&p] { return describe(p); });
+    watchdog::guard wg(wd, [&p] { return describe_pool(p); });
     const auto n = 10 + static_cast<unsigned>(r.below(9));
     auto h = p.submit([&] { return fib(p, n); });
     if (!wait_bounded(h, 60.0)) {
@@ -244,7 +236,7 @@ void submit_while_parking(const options& o, failures& fail, watchdog& wd) {
   rng r(o.seed, 3);
   std::vector<double> lat;
   pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
-  watchdog::guard wg(wd, [&p] { return describe(p); });
+  watchdog::guard wg(wd, [&p] { return describe_pool(p); });
   std::uint64_t submits = 0;
   while (!fail.any() && (o.iterations ? submits < o.iterations : !d.passed())) {
     // Pause a random, exponentially spread number of spins: lands the submit anywhere in the workers'
@@ -290,7 +282,7 @@ void shutdown_race(const options& o, failures& fail, watchdog& wd) {
     std::vector<std::uint64_t> rejected(submitters, 0);
     {
       pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
-      watchdog::guard wg(wd, [&p] { return describe(p); });
+      watchdog::guard wg(wd, [&p] { return describe_pool(p); });
       pilfer::testing::start_line line(static_cast<int>(submitters) + 1);  // the submitters and this thread (the shutter)
       std_sync::atomic<std::uint64_t> accepted_now{0};
       std::vector<std_sync::thread> ts;
@@ -387,7 +379,7 @@ void parallel_loops(const options& o, failures& fail, watchdog& wd) {
   rng r(o.seed, 5);
   std::uint64_t rounds = 0, indices = 0;
   pool_type p(pilfer::pool_options{.threads = pick_workers(o, 2)});
-  watchdog::guard wg(wd, [&p] { return describe(p); });
+  watchdog::guard wg(wd, [&p] { return describe_pool(p); });
   while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
     const auto len = static_cast<std::int64_t>(r.below(5) == 0 ? r.below(3) : r.below(50000));
     const auto begin = static_cast<std::int64_t>(r.below(1000)) - 500;

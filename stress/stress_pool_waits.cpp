@@ -64,16 +64,6 @@ struct scenarios {
   using handle_type = pilfer::basic_task_handle<R, S>;
   using group_type = pilfer::basic_task_group<S>;
 
-  /// Every worker's state, for the watchdog.
-  static std::string describe(const pool_type& p) {
-    std::ostringstream os;
-    for (const auto& w : p.snapshot())
-      os << "  worker " << w.index << ": " << pilfer::to_string(w.state) << ", queued " << w.queued << ", tasks_run "
-         << w.tasks_run << "\n";
-    os << "  spare workers alive: " << p.spare_workers() << "\n";
-    return os.str();
-  }
-
   // ------------------------------------------------------------------------------------------- barrier
   // @verifies POOL-18
   static void barrier(const options& o, failures& fail, watchdog& wd) {
@@ -83,7 +73,7 @@ struct scenarios {
     while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
       const unsigned k = o.workers ? o.workers : 2 + static_cast<unsigned>(r.below(3));
       pool_type p(pool_opts(k));
-      watchdog::guard g(wd, [&p] { return describe(p); });
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
       for (int round = 0; round < 50 && !fail.any(); ++round, ++rounds) {
         std_sync::atomic<unsigned> arrived{0}, finished{0};
         auto party = [&] {
@@ -144,7 +134,7 @@ struct scenarios {
       auto runs = std::make_unique<std_sync::atomic<std::uint32_t>[]>(n);
       {
         pool_type p(pool_opts(workers));
-        watchdog::guard g(wd, [&p] { return describe(p); });
+        watchdog::guard g(wd, [&p] { return describe_pool(p); });
         std::vector<std::unique_ptr<handle_type<std::uint64_t>>> handles(n);
         auto value_of = [](std::size_t i) { return std::uint64_t{i} * 7919 + 1; };
         for (std::size_t i = 0; i < n; ++i) {
@@ -213,7 +203,7 @@ struct scenarios {
       po.on_uncaught = [&](std::exception_ptr) { limit_reports.fetch_add(1, PILFER_SITE("stress.count", relaxed)); };
       const std::size_t spare_bound = po.max_spare_workers;
       pool_type p(po);
-      watchdog::guard g(wd, [&p] { return describe(p); });
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
       std_sync::atomic<std::uint32_t> started{0}, finished{0};
       std_sync::atomic<int> deepest{0};
       std_sync::atomic<unsigned> all_submitted{0};
@@ -268,7 +258,7 @@ struct scenarios {
     std::uint64_t rounds = 0, measured = 0, worst = 0;
     while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
       pool_type p(pool_opts(1));
-      watchdog::guard g(wd, [&p] { return describe(p); });
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
       std_sync::atomic<std::uint64_t> arms{0}, x_at{0};
       std_sync::atomic<unsigned> x_ran{0};
       const unsigned n = 22 + static_cast<unsigned>(r.below(4));
@@ -327,7 +317,7 @@ struct scenarios {
       std::uint64_t expect = 0;
       {
         pool_type p(po);
-        watchdog::guard g(wd, [&p] { return describe(p); });
+        watchdog::guard g(wd, [&p] { return describe_pool(p); });
         std::vector<handle_type<int>> kept;
         const unsigned tasks = 200 + static_cast<unsigned>(r.below(800));
         for (unsigned i = 0; i < tasks; ++i) {

@@ -97,6 +97,17 @@ struct graph_run_stats {
   bool cancelled = false;
 };
 
+/// What a run is doing (basic_graph_run::snapshot(): advisory, racy — each field is read on its own,
+/// so together they need not be one moment's picture). For diagnostics, e.g. a watchdog's dump of a
+/// hung run: released-but-unfinished tasks in the current pass, and whether it is stopping.
+struct graph_run_snapshot {
+  bool done = false;               ///< the run is over (its results are final)
+  std::uint64_t in_flight = 0;     ///< tasks of the current pass released and not yet finished
+  bool stopping = false;           ///< a task threw or the run was cancelled: no new task starts
+  bool failed = false;             ///< a task threw
+  bool cancelled = false;
+};
+
 template <class Sync = std_sync>
 class basic_graph;
 template <class Sync = std_sync>
@@ -452,8 +463,8 @@ using subflow = basic_subflow<std_sync>;
 
 /// Handle to a run. Move-only; must not outlive its pool. ready(): any thread, wait-free.
 /// wait()/get(): see file comment.
-/// stats(): after the run is over (wait() first), while the graph exists. ready(), wait(), get()
-/// and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
+/// stats(): after the run is over (wait() first), while the graph exists. snapshot(): any time
+/// (racy, for diagnostics). ready(), wait(), get(), snapshot() and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
 /// work after the graph is destroyed.
 template <class Sync>
 class basic_graph_run {
@@ -496,6 +507,19 @@ class basic_graph_run {
     auto& r = state();
     if (r.is_done()) return;  // [graph.D2]: over, its outcome is final
     r.mark_cancelled();
+  }
+
+  /// Any thread, wait-free, while the handle holds the run (also while it is in progress).
+  graph_run_snapshot snapshot() const {
+    auto& r = state();
+    graph_run_snapshot s;
+    s.done = r.is_done();
+    // [graph.Q1] relaxed: a diagnostic read; nothing is read through it.
+    s.in_flight = r.inflight.load(PILFER_SITE("graph.Q1", relaxed));
+    s.stopping = r.stopping();
+    s.failed = r.failed.load(PILFER_SITE("graph.E1", relaxed));
+    s.cancelled = r.cancelled.load(PILFER_SITE("graph.E2", relaxed));
+    return s;
   }
 
   graph_run_stats stats() const {
