@@ -90,7 +90,7 @@ struct graph_fixture : scenario {
       pass_left.write() -= 1;
       return true;
     };
-    for (auto* n : all) n->run = run;
+    run->serial = 1;  // the nodes' observations (run_serial 0) start over at their first execution
     for (unsigned i = 0; i < workers; ++i) w[i].d.release_owner();
   }
 
@@ -288,7 +288,7 @@ struct destroy_waits : scenario {
     run = S::make<run_t>();
     run->counted = &counted;
     run->sources = &sources;
-    A->run = run;
+    run->serial = 1;
     claim = S::make<claim_t>();
     std::uint32_t seen = 0;
     PILFER_MODEL_ASSERT(claim->try_claim(claim_t::running, seen));

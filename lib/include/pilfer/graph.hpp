@@ -148,8 +148,8 @@ class basic_graph_task {
   std::size_t num_predecessors() const noexcept { return n_->pred.size(); }
   bool is_condition() const noexcept { return n_->kind == detail::graph_work::condition; }
   /// Last run: worker that ran it (-1: did not run), times it ran.
-  int last_worker() const noexcept { return n_->worker.read(); }
-  std::uint32_t last_runs() const noexcept { return n_->runs.read(); }
+  int last_worker() const noexcept { return g_->ran_in_run(n_, g_->last_serial_) ? n_->worker.read() : -1; }
+  std::uint32_t last_runs() const noexcept { return g_->ran_in_run(n_, g_->last_serial_) ? n_->runs.read() : 0; }
   bool valid() const noexcept { return n_ != nullptr; }
 
  private:
@@ -208,6 +208,7 @@ class basic_graph {
   basic_graph_task<Sync> emplace(F&& f) {
     modify_guard g(*this);
     auto n = std::make_unique<node>(nodes_.size(), &pool_entry);
+    n->run_slot = &claim_.current_run;
     n->name = "task" + std::to_string(nodes_.size());
     using D = std::decay_t<F>;
     if constexpr (std::is_invocable_v<D&, basic_subflow<Sync>&>) {
@@ -410,6 +411,11 @@ class basic_graph {
   template <class Done, class Ours, class Block>
   static void help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block);
 
+  /// n's observations (runs, steals, worker, timings) are of run `serial`: it ran in that run.
+  static bool ran_in_run(const node* n, std::uint64_t serial) noexcept {
+    return n->run_serial.read() == serial && n->runs.read() > 0;
+  }
+
   /// Critical path over strong edges among tasks that ran in the last pass.
   void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
 
@@ -420,6 +426,7 @@ class basic_graph {
   std::vector<node*> counted_;  // tasks with two or more strong predecessors (graph_node::counted)
   bool dirty_ = true;
   bool profile_ = true;
+  std::uint64_t last_serial_ = 0;  // the last run's number (graph_node::run_serial); 0 = none yet
   claim_word claim_;
 };
 
@@ -528,6 +535,7 @@ class basic_graph_run {
     graph_run_stats s;
     s.iterations = r.iterations.read();
     for (const auto* n : g_->all_) {
+      if (!basic_graph<Sync>::ran_in_run(n, r.serial)) continue;
       s.tasks_run += n->runs.read();
       s.steals += n->steals.read();
     }
@@ -629,13 +637,10 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   r->pool = &p;
   r->report = [&p](std::exception_ptr e) { detail::pool_access<Sync>::sink(p).report(std::move(e)); };
   r->on_finish = [&g](detail::graph_run_state<Sync>& run) { g.claim_.end_run(run); };
-  for (auto* n : g.all_) {
-    n->run = r;
-    n->runs.write() = 0;
-    n->steals.write() = 0;
-    n->worker.write() = -1;
+  r->serial = ++g.last_serial_;  // the nodes' observations start over when each first runs in it
+  if constexpr (!Sync::is_model) {
+    if (r->profile) r->started_ns.write() = detail::graph_now_ns();  // wall_ns is reported only with profiling
   }
-  if constexpr (!Sync::is_model) r->started_ns.write() = detail::graph_now_ns();
   bool first = false;
   try {
     first = !g.empty() && !pred();
@@ -699,7 +704,7 @@ template <class Sync>
 bool basic_graph<Sync>::pool_entry(detail::task_base* b, detail::task_op op, const detail::uncaught_sink*) noexcept {
   auto* n = static_cast<node*>(b);
   if (op == detail::task_op::destroy) return false;  // the graph owns its nodes
-  detail::graph_run_state<Sync>& r = *n->run;
+  detail::graph_run_state<Sync>& r = *n->run();
   auto* p = static_cast<basic_pool<Sync>*>(r.pool);
   detail::pool_graph_ctx<Sync> ctx{*p, static_cast<int>(p->current_worker_index().value_or(~0u))};
   if (op == detail::task_op::cancel) r.mark_cancelled();  // pool shutdown(cancel)
@@ -730,7 +735,7 @@ void basic_graph<Sync>::wait_on_worker(basic_pool<Sync>& p, detail::graph_run_st
       p, [&r] { return r.is_done(); },
       [&r](detail::task_base* x) {
         if (x->fn == &detail::graph_run_start<Sync>::entry) return static_cast<detail::graph_run_start<Sync>*>(x)->r == &r;
-        return x->fn == &pool_entry && static_cast<node*>(x)->run == &r;
+        return x->fn == &pool_entry && static_cast<node*>(x)->run() == &r;
       },
       [&r] { r.block(); });
 }
@@ -778,12 +783,12 @@ void basic_graph<Sync>::critical_path(std::uint64_t& tasks, std::uint64_t& ns, s
   std::vector<node*> via(n, nullptr);
   node* best_end = nullptr;
   for (node* v : topo_) {  // topological over strong edges
-    if (v->runs.read() == 0) continue;
+    if (!ran_in_run(v, last_serial_)) continue;
     const std::uint64_t d = v->end_ns.read() > v->begin_ns.read() ? v->end_ns.read() - v->begin_ns.read() : 0;
     std::uint64_t bl = 0, bd = 0;
     node* from = nullptr;
     for (node* p : v->pred) {
-      if (p->kind == detail::graph_work::condition || p->runs.read() == 0) continue;
+      if (p->kind == detail::graph_work::condition || !ran_in_run(p, last_serial_)) continue;
       if (dur[p->index] > bd || (dur[p->index] == bd && len[p->index] > bl)) {
         bd = dur[p->index];
         bl = len[p->index];
@@ -824,7 +829,7 @@ void basic_graph<Sync>::dump_dot(std::ostream& os) const {
   os << " (red)\";\n";
   for (const auto& n : nodes_) {
     os << "  n" << n->index << " [label=\"" << esc(n->name);
-    if (n->runs.read() > 0) {
+    if (ran_in_run(n.get(), last_serial_)) {
       if (profile_) {
         const std::uint64_t ns = n->end_ns.read() - n->begin_ns.read();
         os << "\\n" << (ns / 1000) << "." << (ns % 1000) / 100 << " us";

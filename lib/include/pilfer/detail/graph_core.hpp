@@ -76,7 +76,11 @@ struct graph_node final : task_base {
   std::vector<graph_node*> pred;
   std::uint32_t strong_in = 0;    // predecessors that are not condition tasks (set while the graph is claimed)
   bool weak_in = false;           // some predecessor is a condition task
-  graph_run_state<Sync>* run = nullptr; // the run in progress; set before the sources are released
+  /// The graph's run in progress (graph_claim::current_run), set once when the node is made: a
+  /// run writes one pointer, not one per node (the pool's entry point and a waiter's "is this
+  /// node of my run?" read it through here; the node is queued, so its run is in progress).
+  graph_run_state<Sync>* const* run_slot = nullptr;
+  graph_run_state<Sync>* run() const noexcept { return *run_slot; }
 
   /// Unfinished strong predecessors in this pass (reset to strong_in when a pass begins). Used
   /// only by a task with two or more strong predecessors: one with a single one is released by
@@ -90,7 +94,11 @@ struct graph_node final : task_base {
   }
 
   // Per-run observations: written by whoever runs the node (one at a time: the node runs again
-  // only after a later release, which happens-after this run of it), read after the run.
+  // only after a later release, which happens-after this run of it), read after the run. They
+  // belong to the run numbered run_serial: the first execution in a run starts them over
+  // (invoke_body), so a run does not reset every node before it starts; a reader compares
+  // run_serial with the run it asks about (basic_graph: a task that did not run in it shows none).
+  cell_t<Sync, std::uint64_t> run_serial{0};
   cell_t<Sync, int> readied_by{-1};      // worker that released it (written before the push)
   cell_t<Sync, int> worker{-1};          // worker that ran it last
   cell_t<Sync, std::uint32_t> runs{0};   // bodies executed this run (> 1 only in loops)
@@ -120,6 +128,7 @@ struct graph_run_state {
   /// The tasks whose counter is used (graph_node::counted): the ones begin_iteration resets.
   const std::vector<graph_node<Sync>*>* counted = nullptr;
   bool profile = false;
+  std::uint64_t serial = 0;  // the graph's number for this run (graph_node::run_serial)
   void* pool = nullptr;  // basic_pool<Sync>* (helping waits); null under the model's worker loop
   std::function<void(std::exception_ptr)> report;  // uncollected / non-first exceptions
 
@@ -294,7 +303,9 @@ void release_run(graph_run_state<Sync>* r) noexcept {
 /// The run is over: publish it, then drop the run's reference.
 template <class Sync>
 void finish_run(graph_run_state<Sync>& r) noexcept {
-  if constexpr (!Sync::is_model) r.finished_ns.write() = graph_now_ns();
+  if constexpr (!Sync::is_model) {
+    if (r.profile) r.finished_ns.write() = graph_now_ns();  // for wall_ns (profiling on)
+  }
   if (r.on_finish) r.on_finish(r);
   // [graph.D1] release: pairs with [graph.D2]; everything the run wrote (acquired by the
   // finisher through [graph.F2]) is visible to the waiter.
@@ -349,6 +360,11 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
                                   graph_task_frame<Sync>& frame) noexcept {
   frame.node = n;
   const int me = ctx.worker();
+  if (n->run_serial.read() != r.serial) {  // n's first execution in this run
+    n->run_serial.write() = r.serial;
+    n->runs.write() = 0;
+    n->steals.write() = 0;
+  }
   n->worker.write() = me;
   n->runs.write() += 1;
   if (n->readied_by.read() != me) n->steals.write() += 1;
