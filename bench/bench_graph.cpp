@@ -13,8 +13,12 @@
 // and a `x100` group: 100 passes per iteration (pilfer run_n(100), which keeps the workers in the graph
 // between passes; oneTBB 100 x put + wait_for_all inside the arena), i.e. the per-pass scheduling cost.
 // pilfer runs with per-task profiling off (two clock reads per task; oneTBB has no such feature).
+// PILFER_BENCH_SMOKE=1 (the bench.smoke ctest): one iteration of each row, and every task counts its runs:
+// a row whose graph did not run each task once per pass reports an error (SkipWithError).
 #include <benchmark/benchmark.h>
 #include <pilfer/graph.hpp>
+
+#include "workloads.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -28,7 +32,28 @@
 
 namespace {
 
+namespace pb = pilfer::bench;
 constexpr unsigned threads = 2;
+
+/// Task bodies run (smoke mode only: the timed runs do not pay for a shared counter).
+pilfer::std_sync::atomic<std::uint64_t>& bodies_run() {
+  static pilfer::std_sync::atomic<std::uint64_t> n{0};
+  return n;
+}
+void count_body() {
+  if (pb::smoke()) bodies_run().fetch_add(1, PILFER_SITE("bench.bodies", relaxed));
+}
+/// Smoke mode: each task ran once per pass of every iteration since `before`.
+void check_bodies(benchmark::State& st, std::uint64_t before, std::uint64_t expected) {
+  if (!pb::smoke()) return;
+  if (bodies_run().load(PILFER_SITE("bench.bodies", relaxed)) - before != expected)
+    st.SkipWithError("a task did not run exactly once per pass");
+}
+/// Timing: at least 0.5 s per row; one iteration in smoke mode.
+void timing(benchmark::internal::Benchmark* b) {
+  if (pb::smoke()) b->Iterations(1);
+  else b->MinTime(0.5);
+}
 
 /// A graph shape: predecessors of each task (task ids in topological order).
 struct shape {
@@ -87,7 +112,11 @@ void build_pilfer(pilfer::graph& g, const shape& s) {
   g.profile(false);
   std::vector<pilfer::graph_task> t;
   t.reserve(s.pred.size());
-  for (std::size_t i = 0; i < s.pred.size(); ++i) t.push_back(g.emplace([i] { work(i); }));
+  for (std::size_t i = 0; i < s.pred.size(); ++i)
+    t.push_back(g.emplace([i] {
+      work(i);
+      count_body();
+    }));
   for (std::size_t i = 0; i < s.pred.size(); ++i)
     for (auto q : s.pred[i]) t[q].precede(t[i]);
 }
@@ -97,10 +126,12 @@ void pilfer_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes) 
   pilfer::pool p(pilfer::pool_options{.threads = threads, .name = "bench-graph"});
   pilfer::graph g("bench");
   build_pilfer(g, s);
+  const std::uint64_t before = bodies_run().load(PILFER_SITE("bench.bodies", relaxed));
   for (auto _ : st) {
     if (passes == 1) pilfer::run(p, g).get();
     else pilfer::run_n(p, g, passes).get();
   }
+  check_bodies(st, before, static_cast<std::uint64_t>(st.iterations()) * passes * s.pred.size());
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * passes * s.pred.size()));
 }
 
@@ -127,6 +158,7 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
     for (std::size_t i = 0; i < s.pred.size(); ++i)
       n.push_back(std::make_unique<node>(*g, [i](const msg&) {
         work(i);
+        count_body();
         return msg();
       }));
     for (std::size_t i = 0; i < s.pred.size(); ++i) {
@@ -135,6 +167,7 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
     }
   });
   pilfer::std_sync::atomic<int> done{0};  // outlives every notify below
+  const std::uint64_t before = bodies_run().load(PILFER_SITE("bench.bodies", relaxed));
   for (auto _ : st) {
     if (caller_slot) {
       arena.execute([&] {
@@ -164,6 +197,7 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
       while (done.load(PILFER_SITE("bench.done", acquire)) == 0) done.wait(0, PILFER_SITE("bench.done", acquire));
     }
   }
+  check_bodies(st, before, static_cast<std::uint64_t>(st.iterations()) * passes * s.pred.size());
   arena.execute([&] {
     n.clear();
     g.reset();
@@ -176,9 +210,9 @@ void tbb_graph_bm(benchmark::State& st, shape (*make)(), std::size_t passes, boo
 
 #define PILFER_GRAPH_BENCH(shape_fn, label)                                                              \
   BENCHMARK_CAPTURE(pilfer_graph_bm, label, shape_fn, 1)->Name("graph." #label "[pilfer]")->UseRealTime()      \
-      ->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                                        \
+      ->Unit(benchmark::kMicrosecond)->Apply(timing);                                                        \
   BENCHMARK_CAPTURE(pilfer_graph_bm, label##x100, shape_fn, 100)->Name("graph." #label "x100[pilfer]")      \
-      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->Apply(timing);
 PILFER_GRAPH_BENCH(wide, wide1000)
 PILFER_GRAPH_BENCH(deep, deep100x10)
 PILFER_GRAPH_BENCH(random_dag, random2000)
@@ -186,13 +220,13 @@ PILFER_GRAPH_BENCH(chain, chain1000)
 #if PILFER_BENCH_TBB
 #define PILFER_GRAPH_TBB(shape_fn, label)                                                                   \
   BENCHMARK_CAPTURE(tbb_graph_bm, label, shape_fn, 1, false)->Name("graph." #label "[tbb]")->UseRealTime()     \
-      ->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                                        \
+      ->Unit(benchmark::kMicrosecond)->Apply(timing);                                                        \
   BENCHMARK_CAPTURE(tbb_graph_bm, label##c, shape_fn, 1, true)->Name("graph." #label "[tbb_caller]")        \
-      ->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(0.5);                                         \
+      ->UseRealTime()->Unit(benchmark::kMicrosecond)->Apply(timing);                                         \
   BENCHMARK_CAPTURE(tbb_graph_bm, label##x100, shape_fn, 100, false)->Name("graph." #label "x100[tbb]")     \
-      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);                                         \
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->Apply(timing);                                         \
   BENCHMARK_CAPTURE(tbb_graph_bm, label##x100c, shape_fn, 100, true)->Name("graph." #label "x100[tbb_caller]") \
-      ->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+      ->UseRealTime()->Unit(benchmark::kMillisecond)->Apply(timing);
 PILFER_GRAPH_TBB(wide, wide1000)
 PILFER_GRAPH_TBB(deep, deep100x10)
 PILFER_GRAPH_TBB(random_dag, random2000)
