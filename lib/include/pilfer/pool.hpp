@@ -370,27 +370,52 @@ class basic_pool {
   /// enqueue()'s first half: the checks that may refuse a task (affinity,
   /// closed pool: exceptions) and its pending count. Nothing is queued yet;
   /// place() must follow. Returns the calling worker (nullptr: outside).
-  worker* admit(const task_options& o) {
-    check_affinity(o);
+  /// The common case (a task of this pool spawning without affinity) is
+  /// inline: a task group's run() and spawn() pay no call for it.
+  PILFER_HOT_INLINE worker* admit(const task_options& o) {
+    if (o.affinity) check_affinity(o);
     worker* w = current();
     if (w == nullptr) {
-      // [pool.P1] seq_cst: Dekker pair with [pool.S1] (see shutdown()).
-      outside_accepted_.fetch_add(1, PILFER_SITE("pool.P1", seq_cst));
-      if (closed_.load(PILFER_SITE("pool.P1", seq_cst))) {
-        unaccept(nullptr);
-        throw pool_closed(opts_.name);
-      }
-    } else {
-      // No shared write (POOL-14): the running task is itself pending, and this count is ordered
-      // before the push that publishes the new task (see pending_count).
-      w->add_accepted(w->accepted_count() + 1);
+      admit_outside();
+      return nullptr;
     }
+    // No shared write (POOL-14): the running task is itself pending, and this count is ordered
+    // before the push that publishes the new task (see pending_count).
+    w->add_accepted(w->accepted_count() + 1);
     return w;
+  }
+
+  /// admit() from a thread outside the pool: the shared count and the closed check.
+  PILFER_NOINLINE void admit_outside() {
+    // [pool.P1] seq_cst: Dekker pair with [pool.S1] (see shutdown()).
+    outside_accepted_.fetch_add(1, PILFER_SITE("pool.P1", seq_cst));
+    if (closed_.load(PILFER_SITE("pool.P1", seq_cst))) {
+      unaccept(nullptr);
+      throw pool_closed(opts_.name);
+    }
   }
 
   /// enqueue()'s second half: queue an admitted task and wake a worker. Throws
   /// only when a queue cannot grow (out of memory); the admission is undone.
-  void place(worker* w, task_base* t, const task_options& o) {
+  /// A worker's own push without options is inline (POOL-5: no injector, no
+  /// lock); every other placement is place_elsewhere().
+  PILFER_HOT_INLINE void place(worker* w, task_base* t, const task_options& o) {
+    if (w == nullptr || o.affinity || o.priority == task_priority::high) {
+      place_elsewhere(w, t, o);
+      return;
+    }
+    try {
+      w->deque.push(t);
+    } catch (...) {
+      unaccept(w);
+      throw;
+    }
+    w->bump(counter::local_pushes);
+    notify_work();
+  }
+
+  /// place() for a mailbox (affinity), the high-priority queue or, from outside, the injector.
+  PILFER_NOINLINE void place_elsewhere(worker* w, task_base* t, const task_options& o) {
     try {
       if (o.affinity) {
         worker& target = at(*o.affinity);
@@ -404,9 +429,6 @@ class basic_pool {
       if (o.priority == task_priority::high) {
         high_.push(t);
         count_priority_push(w);
-      } else if (w != nullptr) {
-        w->deque.push(t);  // POOL-5: no injector, no lock
-        w->bump(counter::local_pushes);
       } else {
         injector_.push(t);
         // [pool.C2] relaxed: statistics (outside submissions only; the
@@ -488,7 +510,7 @@ class basic_pool {
   }
 
   /// Wake one parked worker (counted as searching). Returns whether one was.
-  bool wake_one() { return ec_.notify_one([this] { on_wake(); }); }
+  PILFER_HOT_INLINE bool wake_one() { return ec_.notify_one([this] { on_wake(); }); }
 
   /// After a push: wake one sleeper unless a searcher will find the item.
   PILFER_HOT_INLINE void notify_work() {
@@ -1288,8 +1310,10 @@ struct pool_access {
   static void enqueue(pool_type& p, task_base* t, const task_options& o) { p.enqueue(t, o); }
   /// enqueue() in two steps (task_group::run lists a task between them): admit() may refuse
   /// (pool_closed, bad affinity) with nothing queued; place() fails only when out of memory.
-  static worker* admit(pool_type& p, const task_options& o) { return p.admit(o); }
-  static void place(pool_type& p, worker* w, task_base* t, const task_options& o) { p.place(w, t, o); }
+  PILFER_HOT_INLINE static worker* admit(pool_type& p, const task_options& o) { return p.admit(o); }
+  PILFER_HOT_INLINE static void place(pool_type& p, worker* w, task_base* t, const task_options& o) {
+    p.place(w, t, o);
+  }
   /// Pop the calling worker's own deque (counted as a local pop, like the worker loop's).
   static std::optional<task_base*> pop_own(worker& w) {
     std::optional<task_base*> t = w.deque.pop();

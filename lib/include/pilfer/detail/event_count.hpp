@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/sync.hpp"
 
 namespace pilfer::detail {
@@ -85,10 +86,18 @@ class event_count {
   /// issued fence_before_notify(). `on_wake()` runs under the mutex for the
   /// chosen sleeper before it is signalled (the pool counts it as a searcher
   /// there). Returns whether somebody was woken.
+  /// The check is inline (every push of the pool makes it); the wake-up is not.
   template <class OnWake>
-  bool notify_one(OnWake&& on_wake) {
+  PILFER_HOT_INLINE bool notify_one(OnWake&& on_wake) {
     // [sleep.N2] relaxed: ordered after the push by the caller's [sleep.N1].
     if (waiters_.load(PILFER_SITE("sleep.N2", relaxed)) == 0) return false;
+    return wake_top(on_wake);
+  }
+
+ private:
+  /// notify_one()'s slow half: pop the top sleeper and signal it.
+  template <class OnWake>
+  PILFER_NOINLINE bool wake_top(OnWake& on_wake) {
     waiter* w = nullptr;
     {
       std::lock_guard<typename Sync::mutex> g(mu_);
@@ -105,6 +114,7 @@ class event_count {
     return true;
   }
 
+ public:
   /// Wake `w` if it is asleep (affinity mailbox: a specific worker must
   /// look). The caller pushed to w's mailbox and issued fence_before_notify().
   /// If `w` is not linked it is awake, or it links itself later under the
