@@ -37,6 +37,20 @@ namespace pilfer {
 /// task whose tombstone is still queued) move to `started_` (lock holders
 /// only), so claims do not walk them again. Errors: the mutex is taken only
 /// when a task of the group failed (`error_claimed_`).
+///
+/// Who frees the finished members (invariant F: a member is freed exactly
+/// once, by a thread that alone reads the lists at that moment, after its
+/// run and its queue entry are over):
+/// - a wait frees them under `members_mu_` — but only from the group's
+///   second wait on (`waited_`): the usual group is waited once and then
+///   destroyed, and its first round is left to the destructor, so that wait
+///   takes no lock. A group reused round after round holds its first
+///   round's finished members until its next wait;
+/// - the destructor frees whatever is left without the lock: the count is 0
+///   (every task finished) and no waiter is inside (`inside_one` drained,
+///   [pool.G9] acquire after each waiter's release), run() may not race the
+///   destructor, and a queue entry touches only its own member's status —
+///   so nobody else reads or writes a list or a `next` link any more.
 template <class Sync>
 class basic_task_group {
   using member = detail::group_member<Sync>;
@@ -49,7 +63,7 @@ class basic_task_group {
   ~basic_task_group() {
     wait_all();
     wait_for_waiters_to_leave();
-    prune(true);
+    free_members();
     if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(e);
   }
 
@@ -105,6 +119,7 @@ class basic_task_group {
     } else {
       enter();
       wait_all();
+      if (waited_before()) prune();
       e = take_error();
       leave();
     }
@@ -272,20 +287,45 @@ class basic_task_group {
     return sweep(worker_index);
   }
 
-  /// Retire the started members and free what is reclaimable. At
-  /// destruction (`all`; every task finished: the count is 0) whatever is
-  /// left is freed, or orphaned to its still-queued tombstone.
-  void prune(bool all) noexcept {
-    // Nothing listed: no lock (at destruction nobody else may touch the group).
-    if (members_.load(PILFER_SITE("pool.G8", acquire)) == nullptr && (!all || started_.read() == nullptr)) return;
+  /// A wait, after the group was done: has a wait got this far before?
+  /// (The first one only records it: see "who frees" above.)
+  bool waited_before() noexcept {
+    // [pool.G10] relaxed: decides only when finished members are freed,
+    // never whether; two first waits that both miss the other's store both
+    // leave the round to a later wait or the destructor.
+    if (waited_.load(PILFER_SITE("pool.G10", relaxed))) return true;
+    waited_.store(true, PILFER_SITE("pool.G10", relaxed));
+    return false;
+  }
+
+  /// A wait: retire the started members and free what is reclaimable.
+  void prune() noexcept {
+    // Nothing listed: no lock.
+    if (members_.load(PILFER_SITE("pool.G8", acquire)) == nullptr) return;
     std::lock_guard<typename Sync::mutex> g(members_mu_);
     sweep(std::nullopt);
     free_reclaimable_started();
-    if (all) {
-      while (member* r = started_.read()) {
-        started_.write() = r->next.read();
-        r->orphan();
+  }
+
+  /// Destruction (invariant F: this thread alone reads the lists now, no
+  /// lock): every task finished; free each member whose queue entry is gone,
+  /// orphan the rest to their still-queued tombstones.
+  void free_members() noexcept {
+    // [pool.G8] acquire: pairs with push_member's CAS of a run() on another
+    // thread (also ordered before this by the count's 0, [pool.G2]).
+    free_or_orphan(members_.load(PILFER_SITE("pool.G8", acquire)));
+    free_or_orphan(started_.read());
+  }
+
+  static void free_or_orphan(member* m) noexcept {
+    while (m != nullptr) {
+      member* const after = m->next.read();
+      if (m->reclaimable()) {
+        m->fn(m, detail::task_op::destroy, nullptr);
+      } else {
+        m->orphan();
       }
+      m = after;
     }
   }
 
@@ -320,7 +360,6 @@ class basic_task_group {
     } else {
       block();
     }
-    prune(false);
   }
 
   // Called by a finished or cancelled group_task after it destroyed its callable.
@@ -356,6 +395,7 @@ class basic_task_group {
   atomic_t<Sync, member*> members_{nullptr};  // pushed by run(), unlinked under members_mu_
   cell_t<Sync, member*> started_{nullptr};    // retired, not yet reclaimable (under members_mu_)
   cell_t<Sync, bool> collected_{false};  // a wait() rethrew error_ (under members_mu_)
+  atomic_t<Sync, bool> waited_{false};   // a wait() has finished a round (waited_before)
 };
 
 using task_group = basic_task_group<>;

@@ -1,0 +1,86 @@
+// When a task group frees its finished tasks (task_group.hpp, "who frees"): a group's first wait
+// leaves its round to a later wait or to the destructor (so the usual run-run-wait group takes no
+// lock), every later wait frees what finished, and the destructor frees whatever is left. Counted
+// through a policy whose make/destroy see every task (the task block cache is off for it).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "pilfer/pool.hpp"
+#include "pool_test_util.hpp"
+
+using namespace pilfer_test;
+
+namespace {
+
+/// std_sync that counts the live task group members it made.
+struct member_counting_sync : pilfer::std_sync {
+  static constexpr bool task_block_cache = false;
+  static inline counter live_members{0};
+
+  template <class T>
+  static constexpr bool is_member = std::is_base_of_v<pilfer::detail::group_member<member_counting_sync>, T>;
+
+  template <class T, class... A>
+  static T* make(A&&... a) {
+    T* p = pilfer::std_sync::make<T>(std::forward<A>(a)...);
+    if constexpr (is_member<T>) add(live_members);
+    return p;
+  }
+  template <class T>
+  static void destroy(T* p) noexcept {
+    if constexpr (is_member<T>) live_members.fetch_sub(1, PILFER_SITE("test.sub", acq_rel));
+    pilfer::std_sync::destroy(p);
+  }
+};
+
+using counting_pool = pilfer::basic_pool<member_counting_sync>;
+using counting_group = pilfer::basic_task_group<member_counting_sync>;
+
+std::uint64_t live() { return load(member_counting_sync::live_members); }
+
+}  // namespace
+
+// @verifies POOL-9
+TEST(TaskGroupMemory, ReusedGroupFreesFinishedTasksFromItsSecondWaitOn) {
+  constexpr int rounds = 40, per_round = 10;
+  counting_pool p({.threads = 1});
+  counter ran{0};
+  std::vector<std::uint64_t> after_wait;
+  std::uint64_t before = 0, after_destruction = 0;
+  p.submit([&] {
+     before = live();
+     {
+       counting_group g(p);
+       for (int r = 0; r < rounds; ++r) {
+         for (int i = 0; i < per_round; ++i) g.run([&] { add(ran); });
+         g.wait();  // one worker: every task ran here, through its own queue entry
+         after_wait.push_back(live() - before);
+       }
+     }
+     after_destruction = live() - before;
+   }).get();
+  EXPECT_EQ(load(ran), std::uint64_t{rounds} * per_round);
+  ASSERT_EQ(after_wait.size(), std::size_t{rounds});
+  EXPECT_LE(after_wait[0], std::uint64_t{per_round}) << "the first wait holds at most its own round";
+  for (int r = 1; r < rounds; ++r) EXPECT_EQ(after_wait[r], 0u) << "round " << r << ": a later wait frees what finished";
+  EXPECT_EQ(after_destruction, 0u);
+}
+
+// @verifies POOL-9
+TEST(TaskGroupMemory, DestructorFreesEveryTaskOfAGroupWaitedOnceOrNever) {
+  counting_pool p({.threads = 2});
+  counter ran{0};
+  for (int waits = 0; waits < 2; ++waits) {
+    {
+      counting_group g(p);
+      for (int i = 0; i < 100; ++i) g.run([&] { add(ran); });
+      if (waits == 1) g.wait();
+    }  // destroyed from outside the pool: the destructor waits, then frees
+    EXPECT_EQ(live(), 0u) << (waits == 1 ? "waited once" : "never waited");
+  }
+  EXPECT_EQ(load(ran), 200u);
+}
