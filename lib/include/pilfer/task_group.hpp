@@ -102,7 +102,7 @@ class basic_task_group {
       if ((t->take_entry() & member::started_bit) != 0) return;
       t->f.reset();
       t->mark_finished(true);
-      complete(nullptr);
+      complete(std::exception_ptr{});
       throw;
     }
   }
@@ -362,8 +362,9 @@ class basic_task_group {
     }
   }
 
-  // Called by a finished or cancelled group_task after it destroyed its callable.
-  void complete(std::exception_ptr e) noexcept {
+  // Called by a finished or cancelled group_task after it destroyed its callable. `e`: its
+  // exception, or null (taken by reference: the common no-error path moves nothing).
+  void complete(std::exception_ptr&& e) noexcept {
     if (e) {
       // [pool.G4] relaxed: the winner's write of error_ is published by its
       // CAS below (release), read after the waiter's acquire of 0.
