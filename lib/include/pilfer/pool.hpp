@@ -531,8 +531,9 @@ class basic_pool {
     if constexpr (mutation != detail::pool_mutation::silent_requeue) notify_work();
   }
 
-
-  void execute(worker& w, task_base* t) noexcept {
+  /// Run (or cancel) a taken task and count it. Inline: the worker loop and the group wait's own
+  /// pops call it once per task (detail/hot_inline.hpp).
+  PILFER_HOT_INLINE void execute(worker& w, task_base* t) noexcept {
     const bool counted = t->counted;
     task_base* const outer = w.current;
     w.current = t;

@@ -1,5 +1,6 @@
 // pilfer/detail/hot_inline.hpp — PILFER_HOT_INLINE, PILFER_NOINLINE: for the few small functions on the per-task
-// path (join's push and pop-back, a spawn's enqueue, the statistics bump).
+// path (join's push and pop-back, a spawn's admit and place, a push's wake check, a task's execute, the
+// statistics bump).
 //
 // Why: GCC's inliner works against a budget per translation unit (--param inline-unit-growth).
 // The pool's headers are large (waits, spares, task groups), and a program that includes them
