@@ -41,11 +41,12 @@ namespace pilfer {
 /// Who frees the finished members (invariant F: a member is freed exactly
 /// once, by a thread that alone reads the lists at that moment, after its
 /// run and its queue entry are over):
-/// - a wait frees them under `members_mu_` — but only from the group's
-///   second wait on (`waited_`): the usual group is waited once and then
-///   destroyed, and its first round is left to the destructor, so that wait
-///   takes no lock. A group reused round after round holds its first
-///   round's finished members until its next wait;
+/// - a wait frees them under `members_mu_`: a claim frees those it walks
+///   past, and the prune after the group is done runs only from the
+///   group's second wait on (`waited_`): the usual group is waited once and
+///   then destroyed, its first round is left to the destructor, and a wait
+///   that claims nothing takes no lock. A group reused round after round
+///   holds its first round's finished members until its next wait;
 /// - the destructor frees whatever is left without the lock: the count is 0
 ///   (every task finished) and no waiter is inside (`inside_one` drained,
 ///   [pool.G9] acquire after each waiter's release), run() may not race the
