@@ -20,6 +20,10 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   l.file = src.file_name();
   l.line = src.line();
   const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
+  if (k != location::cell_loc) {  // the state hash's term for the location (empty mo so far)
+    loc_hash_sum_a_ += combine(l.key, l.mo_ha);
+    loc_hash_sum_b_ += combine_b(l.key, l.mo_hb);
+  }
   if (finishing_) {  // no event: the location only holds its value
     l.last_value = init & mask;
     locs_.push_back(std::move(l));

@@ -221,7 +221,17 @@ class checker {
   std::unordered_map<const void*, region> regions_;
   std::unique_ptr<scenario> scenario_;
   std::vector<checker_sync::thread> main_threads_;
+  // Σ combine(key, mo hash) over the atomic and mutex locations: the locations' part of the state
+  // hash, updated where a location is made or its mo changes (state_hash() is O(threads)).
+  std::uint64_t loc_hash_sum_a_ = 0, loc_hash_sum_b_ = 0;
   std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
+  // read_choose's candidates (a write to read from; whether the read becomes an RMW), reused
+  struct read_candidate {
+    std::uint32_t w;
+    bool rmw;
+  };
+  std::vector<read_candidate> scratch_cands_;
+  std::vector<std::uint32_t> scratch_good_, scratch_aux_;
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
   bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;

@@ -108,6 +108,13 @@ struct mthread {
   view cur, fence_rel, acq_pending;
   std::vector<std::pair<std::uint32_t, view>> loc_rel;  // same-location release bases
   std::uint64_t ha = 0, hb = 0;                         // running hash of the event sequence
+  /// The thread's term of the state hash (memo.cpp) and the inputs it was computed from.
+  struct hash_term {
+    std::uint64_t key = 0, ha = 0, hb = 0, extra = 0, ry = 0;
+    std::uint64_t a = 0, b = 0;
+    bool valid = false;
+  };
+  mutable hash_term term;
   std::map<const void*, void*> slots;
   std::uint64_t rng = 0;
   // after a spin hint / yield: the locations of the spinning reads (those the thread read

@@ -165,6 +165,7 @@ void checker::reset_execution() {
   events_.clear();
   events_.reserve(512);
   locs_.clear();
+  loc_hash_sum_a_ = loc_hash_sum_b_ = 0;
   sc_nodes_.clear();
   psc_.clear();
   sc_fences_ = 0;

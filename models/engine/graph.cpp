@@ -110,13 +110,24 @@ void checker::commit(std::uint32_t gid) {
   if (e.wr && e.loc != none) {
     location& l = locs_[e.loc];
     l.last_value = events_[l.mo.back()].wval;
+    // The mo hash chains the writes in mo order. mo_ha/mo_hb always hash the committed list (a
+    // tentative write removed again never reached here), so a write appended at the end of mo
+    // extends the chain; one inserted before others rehashes the list.
     std::uint64_t a = 0, b = 0;
-    for (auto w : l.mo) {
-      const event& x = events_[w];
-      const std::uint64_t k = combine(threads_[x.thread].key, x.index);
-      a = combine(a, k);
-      b = combine_b(b, k);
+    if (l.mo.back() == gid) {
+      const std::uint64_t k = combine(th.key, e.index);
+      a = combine(l.mo_ha, k);
+      b = combine_b(l.mo_hb, k);
+    } else {
+      for (auto w : l.mo) {
+        const event& x = events_[w];
+        const std::uint64_t k = combine(threads_[x.thread].key, x.index);
+        a = combine(a, k);
+        b = combine_b(b, k);
+      }
     }
+    loc_hash_sum_a_ += combine(l.key, a) - combine(l.key, l.mo_ha);
+    loc_hash_sum_b_ += combine_b(l.key, b) - combine_b(l.key, l.mo_hb);
     l.mo_ha = a;
     l.mo_hb = b;
   }

@@ -75,14 +75,25 @@ hash128 checker::state_hash() const {
                           (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
     std::uint64_t ry = 0;
     for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
-    a += combine(combine(combine(th.key, th.ha), extra), ry);
-    b += combine_b(combine_b(combine_b(th.key, th.hb), extra), ry);
+    // Most threads did not move since the previous state: their term is reused.
+    mthread::hash_term& term = th.term;
+    if (!term.valid || term.key != th.key || term.ha != th.ha || term.hb != th.hb || term.extra != extra ||
+        term.ry != ry) {
+      term = mthread::hash_term{th.key,
+                                th.ha,
+                                th.hb,
+                                extra,
+                                ry,
+                                combine(combine(combine(th.key, th.ha), extra), ry),
+                                combine_b(combine_b(combine_b(th.key, th.hb), extra), ry),
+                                true};
+    }
+    a += term.a;
+    b += term.b;
   }
-  for (const location& l : locs_) {
-    if (l.kind == location::cell_loc) continue;
-    a += combine(l.key, l.mo_ha);
-    b += combine_b(l.key, l.mo_hb);
-  }
+  // Σ over atomic and mutex locations of (key, mo hash), kept by new_location() and commit().
+  a += loc_hash_sum_a_;
+  b += loc_hash_sum_b_;
   if (opt_.preemption_bound) {
     a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
     b = combine_b(b, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);

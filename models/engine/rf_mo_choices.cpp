@@ -35,10 +35,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   }
   const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
   const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
-  struct cand {
-    std::uint32_t w;
-    bool rmw;
-  };
+  using cand = read_candidate;
   const auto build = [&](const cand& c) {
     event e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
     e.rd = true;
@@ -73,31 +70,38 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   if (fast_replay(&fast)) {
     e = build(cand{fast, rmw_from(events_[fast].mo_pos)});
   } else {
-    std::vector<cand> cands;
+    // (scratch vectors reused across calls: no allocation per read once they have grown)
+    std::vector<cand>& cands = scratch_cands_;
+    cands.clear();
     for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
       const bool becomes_rmw = rmw_from(p);
       if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
       cands.push_back(cand{l.mo[p], becomes_rmw});
     }
     // build each candidate event, keep the psc-consistent ones (the RMW write goes right
-    // after its source in mo)
-    std::vector<event> good;
-    std::vector<std::uint32_t> aux;
-    for (const cand& c : cands) {
-      event x = build(c);
+    // after its source in mo); the chosen one is built again (build is a function of the
+    // candidate), so kept candidates are indices, not event copies
+    std::vector<std::uint32_t>& good = scratch_good_;
+    std::vector<std::uint32_t>& aux = scratch_aux_;
+    good.clear();
+    aux.clear();
+    for (std::uint32_t i = 0; i < cands.size(); ++i) {
+      const cand& c = cands[i];
+      const event x = build(c);
       if (psc_needed(x, false)) {
         const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
         const bool fine = psc_ok(gid, nullptr);
         remove_last_event();
         if (!fine) continue;
       }
-      good.push_back(x);
+      good.push_back(i);
       aux.push_back(c.w);
     }
     if (good.empty()) {
       pruned_ = true;
     } else {
-      e = good[choose_recorded(aux)];
+      const cand chosen = cands[good[choose_recorded(aux)]];
+      e = build(chosen);
     }
   }
   if (pruned_) {  // no consistent source

@@ -1,0 +1,68 @@
+// models/clients/client.hpp — one test client of GenMC's suite, ported as a pilfer scenario.
+//
+// Each client_*.cpp file ports one program of GenMC's test suite (github.com/MPI-SWS/genmc, the
+// commit named in expected.tsv): the same threads, operations, memory orders and assertions,
+// written again in C++ against checker_sync (no GenMC code or comments are copied). What GenMC
+// does to a program before exploring it is done by hand, so that both tools explore the same
+// program:
+//   - a spin loop that only reads (GenMC's spin-assume transformation) becomes pilfer::model::assume
+//     of the loop's exit condition;
+//   - `-unroll=N` (GenMC kills a thread whose loop header is entered an (N+1)-th time; the execution
+//     counts as blocked) is loop_bound below, one per loop;
+//   - plain memory that GenMC's run declares racy on purpose (`-disable-race-detection`) is a relaxed
+//     atomic, which is what GenMC's exploration of such an access amounts to; plain memory the
+//     program accesses race-free is a checker cell (a race there would be reported).
+// The execution counts both tools reach are in expected.tsv; clients_main.cpp checks them.
+#pragma once
+
+#include <pilfer/model/checker.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pilfer::model::clients {
+
+struct client {
+  std::string name;        ///< the ctest / command-line name, e.g. "chase_lev"
+  std::string genmc_path;  ///< the program's folder in GenMC's repository
+  std::string parameters;  ///< threads and sizes, as GenMC's run of it sets them
+  std::function<std::unique_ptr<scenario>()> make;
+  options opts{};
+  /// "" — the client is correct; else the result::kind GenMC reports for it (a tests/wrong program).
+  std::string expected_failure{};
+};
+
+/// GenMC's `-unroll=N` for one loop: call enter() at the top of every iteration; the (N+1)-th
+/// call blocks the execution (assume(false)), as GenMC's bounded loop kills its thread there.
+class loop_bound {
+ public:
+  explicit loop_bound(unsigned n) noexcept : left_(n) {}
+  void enter() {
+    assume(left_ > 0);
+    --left_;
+  }
+
+ private:
+  unsigned left_;
+};
+
+// One factory per client file.
+client chase_lev_client();
+client treiber_stack_client();
+client ms_queue_client();
+client ms_queue_3_client();
+client ms_queue_loops_client();
+client linuxrwlocks_client();
+client linuxrwlocks_loops_client();
+client mpmc_queue_client();
+client qu_client();
+client spinlock_client();
+client ticketlock_client();
+client fib_bench_client();
+
+/// Every client, in the order the table in models/README.md lists them.
+std::vector<client> all_clients();
+
+}  // namespace pilfer::model::clients

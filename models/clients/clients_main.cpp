@@ -1,0 +1,132 @@
+// models/clients/clients_main.cpp — runs the ported GenMC clients and checks their execution counts.
+//
+//   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
+//                        [--executions=N]
+//
+// One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
+// from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
+// complete and blocked execution counts equal the table's pilfer columns — so a ctest fails when an
+// engine change alters what is explored — and, for a program of GenMC's tests/wrong, only when the
+// checker reports the failure the client names. Bad input: one line on stderr, exit status 2.
+#include "client.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using pilfer::model::clients::client;
+
+struct expectation {
+  std::string genmc;  // GenMC's complete executions (as the table gives them)
+  std::size_t executions = 0, blocked = 0;
+};
+
+[[noreturn]] void bad_input(const std::string& what) {
+  std::fprintf(stderr, "pilfer_model_clients: %s\n", what.c_str());
+  std::exit(2);
+}
+
+bool parse_count(std::string_view s, std::size_t* out) {
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, *out);
+  return ec == std::errc{} && p == end && !s.empty();
+}
+
+// Columns: client, GenMC path, GenMC executions, pilfer executions, pilfer blocked, note. Lines
+// starting with '#' and blank lines are comments.
+std::map<std::string, expectation> read_table(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) bad_input("cannot read " + path);
+  std::map<std::string, expectation> table;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, '\t');) cols.push_back(c);
+    expectation e;
+    if (cols.size() < 5 || !parse_count(cols[3], &e.executions) || !parse_count(cols[4], &e.blocked))
+      bad_input(path + ":" + std::to_string(number) + ": expected client, path, genmc, executions, blocked, note");
+    e.genmc = cols[2];
+    table[cols[0]] = e;
+  }
+  return table;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<client> all = pilfer::model::clients::all_clients();
+  std::vector<std::string> names;
+  std::string table_path;
+  pilfer::model::options overrides;
+  bool model_given = false;
+  std::size_t budget = 0;
+  for (int k = 1; k < argc; ++k) {
+    const std::string_view a = argv[k];
+    if (a == "--list") {
+      for (const client& c : all) std::printf("%s\n", c.name.c_str());
+      return 0;
+    } else if (a == "--all") {
+      for (const client& c : all) names.push_back(c.name);
+    } else if (a.starts_with("--expected=")) {
+      table_path = std::string(a.substr(11));
+    } else if (a.starts_with("--model=")) {
+      const auto m = pilfer::model::parse_memory_model(std::string(a.substr(8)));
+      if (!m) bad_input("unknown model '" + std::string(a.substr(8)) + "' (c++20 or rc11)");
+      overrides.model = *m;
+      model_given = true;
+    } else if (a.starts_with("--executions=")) {
+      if (!parse_count(a.substr(13), &budget) || budget == 0) bad_input("bad --executions value '" + std::string(a) + "'");
+    } else if (a.starts_with("--")) {
+      bad_input("unknown option '" + std::string(a) + "'");
+    } else {
+      names.emplace_back(a);
+    }
+  }
+  if (names.empty()) bad_input("name a client, --all or --list");
+  const auto table = table_path.empty() ? std::map<std::string, expectation>{} : read_table(table_path);
+
+  int status = 0;
+  for (const std::string& name : names) {
+    const client* c = nullptr;
+    for (const client& x : all)
+      if (x.name == name) c = &x;
+    if (c == nullptr) bad_input("unknown client '" + name + "' (--list)");
+    pilfer::model::options o = c->opts;
+    if (model_given) o.model = overrides.model;
+    if (budget != 0) o.max_executions = budget;
+    const pilfer::model::result r = pilfer::model::check(c->make, o);
+
+    const bool as_expected = c->expected_failure.empty() ? r.ok : r.kind == c->expected_failure;
+    bool counts_ok = true;
+    std::string genmc = "?";
+    if (!table_path.empty()) {
+      const auto e = table.find(name);
+      if (e == table.end()) {
+        std::printf("%s: no row in %s\n", name.c_str(), table_path.c_str());
+        counts_ok = false;
+      } else {
+        genmc = e->second.genmc;
+        counts_ok = r.executions == e->second.executions && r.blocked == e->second.blocked;
+        if (!counts_ok)
+          std::printf("%s: counts changed: %zu executions, %zu blocked; the table says %zu, %zu\n", name.c_str(),
+                      r.executions, r.blocked, e->second.executions, e->second.blocked);
+      }
+    }
+    std::printf("%s: %s (%s) model=%s executions=%zu blocked=%zu states=%zu %s seconds=%.2f genmc=%s\n", name.c_str(),
+                as_expected ? "ok" : "FAIL", c->parameters.c_str(), pilfer::model::to_string(r.model), r.executions,
+                r.blocked, r.states, r.complete ? "complete" : "incomplete", r.seconds, genmc.c_str());
+    if (!r.kind.empty()) std::printf("  %s: %s\n", r.kind.c_str(), r.message.c_str());
+    if (!as_expected && !r.trace.empty()) std::printf("%s\n", r.trace.c_str());
+    if (!as_expected || !counts_ok) status = 1;
+  }
+  return status;
+}
