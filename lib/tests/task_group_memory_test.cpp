@@ -18,7 +18,7 @@ namespace {
 
 /// std_sync that counts the live task group members it made.
 struct member_counting_sync : pilfer::std_sync {
-  static constexpr bool task_block_cache = false;
+  [[maybe_unused]] static constexpr bool task_block_cache = false;  // read only where the cache is compiled in (not under ASan)
   static inline counter live_members{0};
 
   template <class T>
