@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pilfer::model::clients {
@@ -32,6 +33,29 @@ struct client {
   options opts{};
   /// "" — the client is correct; else the result::kind GenMC reports for it (a tests/wrong program).
   std::string expected_failure{};
+};
+
+/// Per-thread free lists of node indices, as GenMC's node-recycling clients keep them: 0 is an
+/// empty slot; each row is touched by its own thread only, so it is plain memory.
+template <unsigned Threads, unsigned PerThread>
+struct free_lists {
+  unsigned row[Threads][PerThread] = {};
+
+  unsigned take(unsigned t) {
+    for (unsigned& n : row[t])
+      if (n != 0) return std::exchange(n, 0u);
+    PILFER_MODEL_ASSERT(false);  // free list empty
+    return 0;
+  }
+  void give_back(unsigned t, unsigned n) {
+    PILFER_MODEL_ASSERT(n != 0);
+    for (unsigned& slot : row[t])
+      if (slot == 0) {
+        slot = n;
+        return;
+      }
+    PILFER_MODEL_ASSERT(false);  // free list full
+  }
 };
 
 /// GenMC's `-unroll=N` for one loop: call enter() at the top of every iteration; the (N+1)-th

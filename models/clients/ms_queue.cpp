@@ -39,7 +39,7 @@ struct node {
 struct ms_queue : scenario {
   S::atomic<std::uint64_t> head{make_pointer(1, 0)}, tail{make_pointer(1, 0)};
   node nodes[nodes_n];
-  unsigned free_list[max_threads][free_per_thread] = {};  // each row touched by its own thread only
+  free_lists<max_threads, free_per_thread> free_list;
   // true: a dequeue iteration whose head re-read fails (it has only read) blocks the execution, as
   // GenMC since v0.8 treats it (a spin-assume of that loads-only path); false: it retries, as in
   // GenMC <= v0.7. Which paths GenMC turns into assumes was read off the counts: with this one path
@@ -50,29 +50,13 @@ struct ms_queue : scenario {
   ms_queue(unsigned threads, bool block_recheck) : scenario(threads), block_dequeue_recheck(block_recheck) {
     for (unsigned t = 0; t < threads; ++t)
       for (unsigned j = 0; j < initial_free; ++j) {
-        free_list[t][j] = 2 + t * free_per_thread + j;
-        nodes[free_list[t][j]].next.store(make_pointer(poison, 0), PILFER_SITE("msq.init.poison", relaxed));
+        free_list.row[t][j] = 2 + t * free_per_thread + j;
+        nodes[free_list.row[t][j]].next.store(make_pointer(poison, 0), PILFER_SITE("msq.init.poison", relaxed));
       }
-  }
-
-  unsigned take_node(unsigned t) {
-    for (unsigned& n : free_list[t])
-      if (n != 0) return std::exchange(n, 0u);
-    PILFER_MODEL_ASSERT(false);  // free list empty
-    return 0;
-  }
-  void give_back(unsigned t, unsigned n) {
-    PILFER_MODEL_ASSERT(n != 0);
-    for (unsigned& slot : free_list[t])
-      if (slot == 0) {
-        slot = n;
-        return;
-      }
-    PILFER_MODEL_ASSERT(false);  // free list full
   }
 
   void enqueue(unsigned t, unsigned v) {
-    const unsigned n = take_node(t);
+    const unsigned n = free_list.take(t);
     nodes[n].value.write() = v;
     const std::uint64_t fresh = nodes[n].next.load(PILFER_SITE("msq.enq.fresh", relaxed));
     nodes[n].next.store(fresh & ~std::uint64_t{0xffffffffu}, PILFER_SITE("msq.enq.null", relaxed));
@@ -123,7 +107,7 @@ struct ms_queue : scenario {
         assume(taken);
       }
     }
-    give_back(t, index_of(first));
+    free_list.give_back(t, index_of(first));
     return true;
   }
 

@@ -36,31 +36,15 @@ struct treiber_stack : scenario {
   S::atomic<std::uint64_t> top{make_pointer(0, 0)};
   node nodes[nodes_n];
   S::atomic<int> x[threads_n];
-  unsigned free_list[threads_n][free_per_thread] = {};  // each row touched by its own thread only
+  free_lists<threads_n, free_per_thread> free_list;
 
   treiber_stack() : scenario(threads_n) {
     for (unsigned t = 0; t < threads_n; ++t)
-      for (unsigned j = 0; j < initial_free; ++j) free_list[t][j] = 1 + t * free_per_thread + j;
-  }
-
-  unsigned take_node(unsigned t) {
-    for (unsigned& n : free_list[t])
-      if (n != 0) return std::exchange(n, 0u);
-    PILFER_MODEL_ASSERT(false);  // free list empty
-    return 0;
-  }
-  void give_back(unsigned t, unsigned n) {
-    PILFER_MODEL_ASSERT(n != 0);
-    for (unsigned& slot : free_list[t])
-      if (slot == 0) {
-        slot = n;
-        return;
-      }
-    PILFER_MODEL_ASSERT(false);  // free list full
+      for (unsigned j = 0; j < initial_free; ++j) free_list.row[t][j] = 1 + t * free_per_thread + j;
   }
 
   void push(unsigned t, unsigned v) {
-    const unsigned n = take_node(t);
+    const unsigned n = free_list.take(t);
     nodes[n].value.write() = v;
     for (;;) {
       std::uint64_t old_top = top.load(PILFER_SITE("ts.push.top", acquire));
@@ -79,7 +63,7 @@ struct treiber_stack : scenario {
     assume(top.compare_exchange_strong(old_top, make_pointer(index_of(next), count_of(old_top) + 1),
                                        PILFER_SITE("ts.pop.cas", release), PILFER_SITE("ts.pop.cas_fail", relaxed)));
     const unsigned v = nodes[index_of(old_top)].value.read();
-    give_back(t, index_of(old_top));
+    free_list.give_back(t, index_of(old_top));
     return v;
   }
 
