@@ -200,6 +200,20 @@ def main():
                 L.append(f"{what}, {impl}: {per:.1f} ns per spawn above the calls = {per / (call / FIB30_CALLS):.0f}× a call "
                          f"(whole run {m / call:.1f}× the call-only time).  ")
         L.append("")
+    failures = []
+    fpath = os.path.join(raw, "failures.tsv")
+    if os.path.exists(fpath):
+        with open(fpath) as f:
+            failures = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    if failures:
+        L.append("## Rows that crashed or hung\n")
+        L.append("A row that fails is that implementation's verdict on the workload (its other rounds, if any, are "
+                 "in the table below); the row's stderr is kept in raw/.\n")
+        L.append("| row | round | what happened |")
+        L.append("|---|---|---|")
+        for row in failures:
+            L.append("| " + " | ".join(row[:3]) + " |")
+        L.append("")
     L.append("## All rows\n")
     L.append("| workload | implementation | median | cv | ratio to best peer |")
     L.append("|---|---|---|---|---|")
@@ -248,7 +262,8 @@ def main():
                             for w in sorted(rows) for i, (m, cv, n) in sorted(rows[w].items())],
                    "memory": {k: {"bytes_per_task": v[0], "peak_rss_mb": v[1]} for k, v in mem.items()},
                    "latency_us": {k: {"median": v[0], "p99": v[1], "samples": v[2]} for k, v in lat.items()},
-                   "instructions": icount}, f, indent=1)
+                   "instructions": icount,
+                   "failures": [{"row": r[0], "round": r[1], "what": r[2]} for r in failures if len(r) >= 3]}, f, indent=1)
 
     # ---------------------------------------------------------------- plot data (gnuplot)
     families = ["pilfer", "tbb", "omp_gomp", "omp_llvm", "rayon", "crossbeam", "moodycamel", "mutex_worker_pool", "single_queue_pool", "mutex_deque"]

@@ -44,18 +44,41 @@ raw=$out/raw
 rm -rf "$raw"
 mkdir -p "$raw/callgrind"
 
+# Google Benchmark programs run one row per process: a row that crashes or hangs (a peer's helping
+# waits can overflow the stack) is recorded in failures.tsv as that row's verdict, and every other row
+# still runs. $1 = binary, $2 = output prefix, $3 = round, the rest = extra arguments.
+ROW_TIMEOUT="${BENCH_ROW_TIMEOUT:-600}"
+run_rows() {
+  local bin=$1 prefix=$2 r=$3 name i=0 rc
+  shift 3
+  while IFS= read -r name; do
+    [ -n "$name" ] || continue
+    i=$((i + 1))
+    # The filter is a regular expression: anchor the exact name, every bracket as a one-character wildcard.
+    rc=0
+    timeout "$ROW_TIMEOUT" "$bin" "$@" --benchmark_filter="^$(printf '%s' "$name" | sed 's/[][]/./g')\$" \
+      --benchmark_out="$raw/$prefix-r$r-$i.json" --benchmark_out_format=json >/dev/null 2>"$raw/$prefix-r$r-$i.err" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      rm -f "$raw/$prefix-r$r-$i.json"
+      local what="exit $rc"
+      [ "$rc" -eq 124 ] && what="timed out after ${ROW_TIMEOUT} s"
+      [ "$rc" -gt 128 ] && [ "$rc" -ne 124 ] && what="killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo '?'))"
+      printf '%s\tround %s\t%s\n' "$name" "$r" "$what" >> "$raw/failures.tsv"
+      echo "bench: $name (round $r): $what" >&2
+    else
+      rm -f "$raw/$prefix-r$r-$i.err"
+    fi
+  done < <("$bin" --benchmark_list_tests)
+}
+
 # One round: every program once, in the order given.
 run_program() {  # $1 = program id, $2 = round
   local r=$2
   case "$1" in
-    deque) "$B/bench/bench_deque" --benchmark_repetitions="$REPS" --benchmark_min_time="$DEQUE_MIN" \
-             --benchmark_out="$raw/deque-r$r.json" --benchmark_out_format=json >/dev/null ;;
-    pool) "$B/bench/bench_pool" --benchmark_repetitions="$REPS" \
-            --benchmark_out="$raw/pool-r$r.json" --benchmark_out_format=json >/dev/null ;;
-    gomp) "$B/bench/bench_omp_gomp" --benchmark_repetitions="$REPS" \
-            --benchmark_out="$raw/omp_gomp-r$r.json" --benchmark_out_format=json >/dev/null ;;
-    llvm) "$B/bench/omp_llvm/bench_omp_llvm" --benchmark_repetitions="$REPS" \
-            --benchmark_out="$raw/omp_llvm-r$r.json" --benchmark_out_format=json >/dev/null ;;
+    deque) run_rows "$B/bench/bench_deque" deque "$r" --benchmark_repetitions="$REPS" --benchmark_min_time="$DEQUE_MIN" ;;
+    pool) run_rows "$B/bench/bench_pool" pool "$r" --benchmark_repetitions="$REPS" ;;
+    gomp) run_rows "$B/bench/bench_omp_gomp" omp_gomp "$r" --benchmark_repetitions="$REPS" ;;
+    llvm) run_rows "$B/bench/omp_llvm/bench_omp_llvm" omp_llvm "$r" --benchmark_repetitions="$REPS" ;;
     rust) "$RUST" --reps "$REPS" > "$raw/rust-r$r.jsonl" ;;
     memory) for impl in pilfer pilfer_task_group tbb_arena_enqueue mutex_worker_pool single_queue_pool; do
               "$B/bench/bench_memory" "$impl" >> "$raw/memory-r$r.jsonl"
