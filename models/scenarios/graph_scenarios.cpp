@@ -188,7 +188,7 @@ struct diamond : graph_fixture<Sy> {
     // that ran A in that pass; the other releases ran inline on the releasing worker.
     PILFER_MODEL_ASSERT(this->total_pushes() == p);
     if (p == 1) {
-      const int ranA = this->nodes[0]->worker.read();
+      const int ranA = this->nodes[0]->worker.load();  // after the run
       PILFER_MODEL_ASSERT(ranA >= 0 && this->w[ranA].pushes.read() == 1);
     }
     PILFER_MODEL_ASSERT(this->counted.size() == 1);  // D

@@ -148,8 +148,13 @@ class basic_graph_task {
   std::size_t num_predecessors() const noexcept { return n_->pred.size(); }
   bool is_condition() const noexcept { return n_->kind == detail::graph_work::condition; }
   /// Last run: worker that ran it (-1: did not run), times it ran.
-  int last_worker() const noexcept { return g_->ran_in_run(n_, g_->last_serial_) ? n_->worker.read() : -1; }
-  std::uint32_t last_runs() const noexcept { return g_->ran_in_run(n_, g_->last_serial_) ? n_->runs.read() : 0; }
+  int last_worker() const noexcept {
+    // [graph.S1] relaxed: the run is over (the caller waited for it, [graph.D2]).
+    return g_->ran_in_run(n_, g_->last_serial_) ? n_->worker.load() : -1;
+  }
+  std::uint32_t last_runs() const noexcept {
+    return g_->ran_in_run(n_, g_->last_serial_) ? n_->runs.load() : 0;
+  }
   bool valid() const noexcept { return n_ != nullptr; }
 
  private:
@@ -259,8 +264,8 @@ class basic_graph {
     dirty_ = true;
   }
 
-  /// Per-task timings and the critical path of the last run (profiling on by default; off makes a
-  /// run cheaper by two clock reads per task).
+  /// Per-task timings and the critical path's measured time (profiling on by default; off makes a
+  /// run cheaper by two clock reads per task, and its critical_path_ns is 0).
   void profile(bool on) {
     modify_guard g(*this);
     profile_ = on;
@@ -268,7 +273,8 @@ class basic_graph {
   bool profiling() const noexcept { return profile_; }
 
   /// Graphviz DOT: tasks (condition tasks as diamonds, weak edges dashed and labelled with their
-  /// index), each labelled with its last run's duration and worker; the critical path in red.
+  /// index), each labelled with its last run's worker and (that run profiled) duration; the
+  /// critical path of the last run's last pass in red. After the run is over.
   void dump_dot(std::ostream& os) const;
 
   /// Check the graph as run() does; throws graph_error (cycle / no source).
@@ -349,10 +355,15 @@ class basic_graph {
         if (n->kind == detail::graph_work::condition) s->weak_in = true;
         else ++s->strong_in;
       }
+    has_condition_ = false;
     for (auto& n : nodes_) {
       if (n->pred.empty()) sources_.push_back(n.get());
       if (n->counted()) counted_.push_back(n.get());
+      if (n->kind == detail::graph_work::condition) has_condition_ = true;
     }
+    path_len_.assign(nodes_.size(), 0);
+    path_ns_.assign(nodes_.size(), 0);
+    path_via_.assign(nodes_.size(), nullptr);
     // Kahn over strong edges: what is left over lies on (or behind) a cycle without a condition.
     std::vector<std::uint32_t> in(nodes_.size());
     for (auto& n : nodes_) in[n->index] = n->strong_in;
@@ -412,12 +423,46 @@ class basic_graph {
   static void help_then_wait(basic_pool<Sync>& p, Done&& done, Ours&& ours, Block&& block);
 
   /// n's observations (runs, steals, worker, timings) are of run `serial`: it ran in that run.
+  /// [graph.S1] relaxed: read by the run's end or after it (graph_node's observations).
   static bool ran_in_run(const node* n, std::uint64_t serial) noexcept {
-    return n->run_serial.read() == serial && n->runs.read() > 0;
+    return n->run_serial.load() == serial &&
+           n->runs.load() > 0;
   }
 
-  /// Critical path over strong edges among tasks that ran in the last pass.
-  void critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const;
+  /// The run's start (claimed, nothing released yet): in a graph with a condition task, where
+  /// executions of one node may overlap, every node's observations start over here rather than at
+  /// its first execution (two first executions could overlap).
+  void start_observations(std::uint64_t serial) noexcept {
+    if (!has_condition_) return;
+    for (node* n : all_) {
+      // [graph.S1] relaxed: no task of the run is released yet; published by the sources' pushes.
+      n->run_serial.store(serial);
+      n->runs.store(0);
+      n->steals.store(0);
+      n->pass.store(0);
+    }
+  }
+
+  /// The run's end (its on_finish, by the finisher: every task's observations are acquired through
+  /// [graph.F2]): its statistics into the run state, where a later run cannot change them. One walk
+  /// over the tasks and their predecessors, in the graph's scratch (no allocation).
+  void finish_observations(detail::graph_run_state<Sync>& r) noexcept {
+    typename detail::graph_run_state<Sync>::totals_t t;
+    last_pass_ = r.pass.read();
+    last_profile_ = r.profile;
+    critical_path(r.serial, last_pass_, last_profile_, path_len_, path_ns_, path_via_, t.critical_path_tasks,
+                  t.critical_path_ns, nullptr, &t.tasks_run, &t.steals);
+    r.totals.write() = t;
+  }
+
+  /// GRAPH-9's critical path: the longest chain (in tasks) over strong edges among the tasks that
+  /// ran in pass `pass` of run `serial`; among chains of equal length the longest measured one when
+  /// `timed`. ns = its measured time when `timed`, else 0. len/dur/via: scratch of size() entries.
+  /// runs/steals (if given): the sums over the tasks that ran in run `serial`.
+  void critical_path(std::uint64_t serial, std::uint64_t pass, bool timed, std::vector<std::uint64_t>& len,
+                     std::vector<std::uint64_t>& dur, std::vector<node*>& via, std::uint64_t& tasks,
+                     std::uint64_t& ns, std::vector<char>* on_path, std::uint64_t* runs = nullptr,
+                     std::uint64_t* steals = nullptr) const noexcept;
 
   /// Shared with each run's state: a handle reports the name after the graph is gone.
   std::shared_ptr<const std::string> name_;
@@ -426,7 +471,12 @@ class basic_graph {
   std::vector<node*> counted_;  // tasks with two or more strong predecessors (graph_node::counted)
   bool dirty_ = true;
   bool profile_ = true;
+  bool has_condition_ = false;  // some task is a condition task (graph_run_state::overlap)
   std::uint64_t last_serial_ = 0;  // the last run's number (graph_node::run_serial); 0 = none yet
+  std::uint64_t last_pass_ = 0;    // the last run's last pass (graph_node::pass), set at its end
+  bool last_profile_ = false;      // the last run was profiled (its timings are the nodes')
+  std::vector<std::uint64_t> path_len_, path_ns_;  // critical_path's scratch at a run's end
+  std::vector<node*> path_via_;
   claim_word claim_;
 };
 
@@ -470,19 +520,18 @@ using subflow = basic_subflow<std_sync>;
 
 /// Handle to a run. Move-only; must not outlive its pool. ready(): any thread, wait-free.
 /// wait()/get(): see file comment.
-/// stats(): after the run is over (wait() first), while the graph exists. snapshot(): any time
-/// (racy, for diagnostics). ready(), wait(), get(), snapshot() and cancel() need only the run's state (it carries the graph's name for graph_cancelled): they
-/// work after the graph is destroyed.
+/// stats(): after the run is over (wait() first); final: later runs of the graph do not change it.
+/// snapshot(): any time (racy, for diagnostics). Every member needs only the run's state (it
+/// carries the graph's name for graph_cancelled): they work after the graph is destroyed.
 template <class Sync>
 class basic_graph_run {
  public:
   basic_graph_run() noexcept = default;
-  basic_graph_run(basic_graph_run&& o) noexcept : r_(std::exchange(o.r_, nullptr)), g_(o.g_) {}
+  basic_graph_run(basic_graph_run&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
   basic_graph_run& operator=(basic_graph_run&& o) noexcept {
     if (this != &o) {
       reset();
       r_ = std::exchange(o.r_, nullptr);
-      g_ = o.g_;
     }
     return *this;
   }
@@ -534,12 +583,11 @@ class basic_graph_run {
     if (!r.is_done()) throw std::logic_error("pilfer graph '" + *r.graph_name + "': stats() before the run is over");
     graph_run_stats s;
     s.iterations = r.iterations.read();
-    for (const auto* n : g_->all_) {
-      if (!basic_graph<Sync>::ran_in_run(n, r.serial)) continue;
-      s.tasks_run += n->runs.read();
-      s.steals += n->steals.read();
-    }
-    g_->critical_path(s.critical_path_tasks, s.critical_path_ns, nullptr);
+    const auto& t = r.totals.read();  // computed at the run's end (basic_graph::finish_observations)
+    s.tasks_run = t.tasks_run;
+    s.steals = t.steals;
+    s.critical_path_tasks = t.critical_path_tasks;
+    s.critical_path_ns = t.critical_path_ns;
     if (r.profile) s.wall_ns = r.finished_ns.read() - r.started_ns.read();
     s.failed = r.failed.load(PILFER_SITE("graph.E1", relaxed));
     s.cancelled = r.cancelled.load(PILFER_SITE("graph.E2", relaxed));
@@ -549,7 +597,7 @@ class basic_graph_run {
  private:
   template <class S, class P>
   friend basic_graph_run<S> run_until(basic_pool<S>& p, basic_graph<S>& g, P pred);
-  basic_graph_run(detail::graph_run_state<Sync>* r, const basic_graph<Sync>* g) noexcept : r_(r), g_(g) {}
+  explicit basic_graph_run(detail::graph_run_state<Sync>* r) noexcept : r_(r) {}
   detail::graph_run_state<Sync>& state() const {
     if (r_ == nullptr) throw std::logic_error("pilfer graph run handle: no run (default-constructed or moved from)");
     return *r_;
@@ -558,7 +606,6 @@ class basic_graph_run {
     if (r_) detail::release_run(std::exchange(r_, nullptr));
   }
   detail::graph_run_state<Sync>* r_ = nullptr;
-  const basic_graph<Sync>* g_ = nullptr;
 };
 
 using graph_run = basic_graph_run<>;
@@ -636,8 +683,13 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
   r->profile = g.profile_;
   r->pool = &p;
   r->report = [&p](std::exception_ptr e) { detail::pool_access<Sync>::sink(p).report(std::move(e)); };
-  r->on_finish = [&g](detail::graph_run_state<Sync>& run) { g.claim_.end_run(run); };
+  r->on_finish = [&g](detail::graph_run_state<Sync>& run) {
+    g.finish_observations(run);
+    g.claim_.end_run(run);
+  };
+  r->overlap = g.has_condition_;
   r->serial = ++g.last_serial_;  // the nodes' observations start over when each first runs in it
+  g.start_observations(r->serial);
   if constexpr (!Sync::is_model) {
     if (r->profile) r->started_ns.write() = detail::graph_now_ns();  // wall_ns is reported only with profiling
   }
@@ -649,7 +701,7 @@ basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pre
     detail::release_run(r);
     throw;
   }
-  basic_graph_run<Sync> h(r, &g);
+  basic_graph_run<Sync> h(r);
   if (!first) {
     detail::finish_run(*r);
     return h;
@@ -774,38 +826,58 @@ void basic_subflow<Sync>::join() {
 }
 
 template <class Sync>
-void basic_graph<Sync>::critical_path(std::uint64_t& tasks, std::uint64_t& ns, std::vector<char>* on_path) const {
+void basic_graph<Sync>::critical_path(std::uint64_t serial, std::uint64_t pass, bool timed, std::vector<std::uint64_t>& len,
+                                      std::vector<std::uint64_t>& dur, std::vector<node*>& via, std::uint64_t& tasks,
+                                      std::uint64_t& ns, std::vector<char>* on_path, std::uint64_t* runs,
+                                      std::uint64_t* steals) const noexcept {
   tasks = 0;
   ns = 0;
-  const std::size_t n = nodes_.size();
-  if (n == 0 || dirty_) return;
-  std::vector<std::uint64_t> len(n, 0), dur(n, 0);
-  std::vector<node*> via(n, nullptr);
+  if (nodes_.empty() || dirty_) return;
+  // Longer in tasks wins; at equal length the longer measured time (timed only).
+  const auto longer = [](std::uint64_t l1, std::uint64_t d1, std::uint64_t l2, std::uint64_t d2) {
+    return l1 > l2 || (l1 == l2 && d1 > d2);
+  };
   node* best_end = nullptr;
-  for (node* v : topo_) {  // topological over strong edges
-    if (!ran_in_run(v, last_serial_)) continue;
-    const std::uint64_t d = v->end_ns.read() > v->begin_ns.read() ? v->end_ns.read() - v->begin_ns.read() : 0;
+  // Topological over strong edges: a task's strong predecessors come before it. len = 0 marks a
+  // task that did not run in the pass (a chain through it does not count).
+  for (node* v : topo_) {
+    const std::size_t i = v->index;
+    len[i] = 0;
+    // [graph.S1] relaxed: read at the run's end or after it (graph_node's observations).
+    if (v->run_serial.load() != serial) continue;
+    const std::uint32_t ran = v->runs.load();
+    if (ran == 0) continue;
+    if (runs != nullptr) *runs += ran;
+    if (steals != nullptr) *steals += v->steals.load();
+    if (v->pass.load() != pass) continue;
+    std::uint64_t d = 0;
+    if (timed) {
+      const std::uint64_t b = v->begin_ns.load();
+      const std::uint64_t e = v->end_ns.load();
+      d = e > b ? e - b : 0;
+    }
     std::uint64_t bl = 0, bd = 0;
     node* from = nullptr;
     for (node* p : v->pred) {
-      if (p->kind == detail::graph_work::condition || !ran_in_run(p, last_serial_)) continue;
-      if (dur[p->index] > bd || (dur[p->index] == bd && len[p->index] > bl)) {
-        bd = dur[p->index];
-        bl = len[p->index];
+      const std::size_t k = p->index;
+      if (len[k] == 0 || p->kind == detail::graph_work::condition) continue;
+      if (longer(len[k], dur[k], bl, bd)) {
+        bl = len[k];
+        bd = dur[k];
         from = p;
       }
     }
-    len[v->index] = bl + 1;
-    dur[v->index] = bd + d;
-    via[v->index] = from;
-    if (best_end == nullptr || dur[v->index] > ns || (dur[v->index] == ns && len[v->index] > tasks)) {
+    len[i] = bl + 1;
+    dur[i] = bd + d;
+    via[i] = from;
+    if (best_end == nullptr || longer(len[i], dur[i], tasks, ns)) {
       best_end = v;
-      ns = dur[v->index];
-      tasks = len[v->index];
+      tasks = len[i];
+      ns = dur[i];
     }
   }
   if (on_path != nullptr) {
-    on_path->assign(n, 0);
+    on_path->assign(nodes_.size(), 0);
     for (node* v = best_end; v != nullptr; v = via[v->index]) (*on_path)[v->index] = 1;
   }
 }
@@ -813,8 +885,10 @@ void basic_graph<Sync>::critical_path(std::uint64_t& tasks, std::uint64_t& ns, s
 template <class Sync>
 void basic_graph<Sync>::dump_dot(std::ostream& os) const {
   std::vector<char> on_path;
+  std::vector<std::uint64_t> len(nodes_.size()), dur(nodes_.size());
+  std::vector<node*> via(nodes_.size());
   std::uint64_t t = 0, d = 0;
-  critical_path(t, d, &on_path);
+  critical_path(last_serial_, last_pass_, last_profile_, len, dur, via, t, d, &on_path);
   const auto esc = [](const std::string& s) {
     std::string o;
     for (char c : s) {
@@ -825,17 +899,21 @@ void basic_graph<Sync>::dump_dot(std::ostream& os) const {
   };
   os << "digraph \"" << esc(name()) << "\" {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n";
   os << "  label=\"" << esc(name()) << ": critical path " << t << " tasks";
-  if (profile_) os << ", " << (d / 1000) << "." << (d % 1000) / 100 << " us";
+  if (last_profile_) os << ", " << (d / 1000) << "." << (d % 1000) / 100 << " us";
   os << " (red)\";\n";
   for (const auto& n : nodes_) {
     os << "  n" << n->index << " [label=\"" << esc(n->name);
     if (ran_in_run(n.get(), last_serial_)) {
-      if (profile_) {
-        const std::uint64_t ns = n->end_ns.read() - n->begin_ns.read();
+      // [graph.S1] relaxed: after the run (the caller waited for it).
+      if (last_profile_) {
+        const std::uint64_t b = n->begin_ns.load();
+        const std::uint64_t e = n->end_ns.load();
+        const std::uint64_t ns = e > b ? e - b : 0;
         os << "\\n" << (ns / 1000) << "." << (ns % 1000) / 100 << " us";
       }
-      os << "\\nworker " << n->worker.read();
-      if (n->runs.read() > 1) os << ", ran " << n->runs.read() << "x";
+      os << "\\nworker " << n->worker.load();
+      const std::uint32_t runs = n->runs.load();
+      if (runs > 1) os << ", ran " << runs << "x";
     } else {
       os << "\\n(not run)";
     }

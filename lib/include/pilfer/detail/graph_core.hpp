@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,45 @@ consteval graph_mutation graph_mutation_of() {
 template <class Sync>
 struct graph_run_state;
 
+/// One statistic of a task (graph_node's observations: runs, steals, workers, timings). In a real
+/// build a relaxed atomic of the sync policy, [graph.S1]: executions of one node may overlap (see
+/// graph_node), and no other data is read through a statistic. Under the model checker a plain
+/// value: the statistics are diagnostics that nothing the protocol decides reads, and as atomics the
+/// checker would explore each of their relaxed reads as a choice (graph.diamond_2w: 294 -> 2,520
+/// executions, ~1 s -> 116 s). The modelled threads are fibers on one OS thread, so a plain value is
+/// not a race there; the statistics' race-freedom is checked by TSan (graph_stats_test, stress_graph)
+/// and every order the protocol decides with stays model-checked.
+template <class Sync, class T>
+class graph_observation {
+ public:
+  explicit graph_observation(T v) noexcept : v_(v) {}
+  graph_observation(const graph_observation&) = delete;
+  graph_observation& operator=(const graph_observation&) = delete;
+
+  T load() const noexcept {
+    if constexpr (Sync::is_model) return v_;
+    else return v_.load(PILFER_SITE("graph.S1", relaxed));
+  }
+  void store(T v) noexcept {
+    if constexpr (Sync::is_model) v_ = v;
+    else v_.store(v, PILFER_SITE("graph.S1", relaxed));
+  }
+  /// Adds d. `shared`: another execution of the node may add at the same time (an RMW); otherwise
+  /// one execution at a time, and a load and a store lose nothing.
+  void add(T d, bool shared) noexcept {
+    if constexpr (Sync::is_model) {
+      v_ += d;
+    } else if (shared) {
+      v_.fetch_add(d, PILFER_SITE("graph.S1", relaxed));
+    } else {
+      v_.store(v_.load(PILFER_SITE("graph.S1", relaxed)) + d, PILFER_SITE("graph.S1", relaxed));
+    }
+  }
+
+ private:
+  std::conditional_t<Sync::is_model, T, atomic_t<Sync, T>> v_;
+};
+
 /// One task of a graph. Built once (emplace/precede), run any number of times: nothing here is
 /// allocated per run. It is a pool task (a root, like spawn(): no task's frame waits for it
 /// structurally; counted in the pool's pending count while queued) whose entry point runs the
@@ -93,17 +133,27 @@ struct graph_node final : task_base {
     return strong_in >= 2;
   }
 
-  // Per-run observations: written by whoever runs the node (one at a time: the node runs again
-  // only after a later release, which happens-after this run of it), read after the run. They
-  // belong to the run numbered run_serial: the first execution in a run starts them over
-  // (invoke_body), so a run does not reset every node before it starts; a reader compares
-  // run_serial with the run it asks about (basic_graph: a task that did not run in it shows none).
-  cell_t<Sync, std::uint64_t> run_serial{0};
-  cell_t<Sync, int> readied_by{-1};      // worker that released it (written before the push)
-  cell_t<Sync, int> worker{-1};          // worker that ran it last
-  cell_t<Sync, std::uint32_t> runs{0};   // bodies executed this run (> 1 only in loops)
-  cell_t<Sync, std::uint32_t> steals{0}; // runs on another worker than the releasing one
-  cell_t<Sync, std::uint64_t> begin_ns{0}, end_ns{0};  // last execution (profiling on)
+  // Per-run observations, read by the run's end (graph_run_state::on_finish, after [graph.F2]),
+  // last_worker()/last_runs() and dump_dot. Executions of one node MAY overlap: in a graph with a
+  // condition task a node can be released again while its previous execution still runs (a task
+  // hanging off a loop body; a task with a weak and a strong predecessor). So every field is a
+  // graph_observation, a [graph.S1] relaxed atomic in a real build: each field is one observation on
+  // its own (no other data is read through it); the reader at the run's end sees the last value of each
+  // through [graph.F2] -> on_finish, or [graph.D1] -> [graph.D2] for a reader after the run.
+  // The counts are exact: in a graph without condition tasks a node runs once per pass, passes
+  // do not overlap, so one execution at a time does load-add-store; with condition tasks
+  // (graph_run_state::overlap) the increments are RMWs.
+  // They belong to the run numbered run_serial: in a graph without condition tasks the first
+  // execution in a run starts them over (invoke_body); with condition tasks (where two first
+  // executions may overlap) the run's start resets them before any task is released
+  // (basic_graph::run_until). A reader compares run_serial with the run it asks about.
+  graph_observation<Sync, std::uint64_t> run_serial{0};
+  graph_observation<Sync, std::uint64_t> pass{0};        // the run's pass of its last execution (graph_run_state::pass)
+  graph_observation<Sync, int> readied_by{-1};           // worker that released it last (written before the push)
+  graph_observation<Sync, int> worker{-1};               // worker that ran it last
+  graph_observation<Sync, std::uint32_t> runs{0};        // bodies executed this run (> 1 only in loops)
+  graph_observation<Sync, std::uint32_t> steals{0};      // runs on another worker than the releasing one
+  graph_observation<Sync, std::uint64_t> begin_ns{0}, end_ns{0};  // last execution (profiling on)
 };
 
 /// Monotonic nanoseconds for per-task timings (never under the model: time is not modelled).
@@ -128,6 +178,8 @@ struct graph_run_state {
   /// The tasks whose counter is used (graph_node::counted): the ones begin_iteration resets.
   const std::vector<graph_node<Sync>*>* counted = nullptr;
   bool profile = false;
+  /// The graph has a condition task: executions of one node may overlap (graph_node's observations).
+  bool overlap = false;
   std::uint64_t serial = 0;  // the graph's number for this run (graph_node::run_serial)
   void* pool = nullptr;  // basic_pool<Sync>* (helping waits); null under the model's worker loop
   std::function<void(std::exception_ptr)> report;  // uncollected / non-first exceptions
@@ -153,6 +205,16 @@ struct graph_run_state {
   cell_t<Sync, bool> error_taken{false};     // get() rethrew it
   cell_t<Sync, std::uint64_t> iterations{0}; // finished iterations (finisher only)
   cell_t<Sync, std::uint64_t> started_ns{0}, finished_ns{0};
+  /// The current pass, 1 for the first (0: none started). Written by begin_iteration while no task
+  /// of the run is in flight; read by the pass's tasks (published by the pushes of the sources).
+  cell_t<Sync, std::uint64_t> pass{0};
+  /// The run's statistics, computed by on_finish when the run is over (the finisher, which has
+  /// acquired every task's observations through [graph.F2]); read after [graph.D2]. A later run of
+  /// the same graph does not change them.
+  struct totals_t {
+    std::uint64_t tasks_run = 0, steals = 0, critical_path_tasks = 0, critical_path_ns = 0;
+  };
+  cell_t<Sync, totals_t> totals{};
 
   bool is_done() const noexcept {
     // [graph.D2] acquire: pairs with [graph.D1]; the run's effects (every task's writes, the
@@ -264,12 +326,13 @@ graph_node<Sync>* begin_iteration(graph_run_state<Sync>& r, Ctx& ctx, bool keep_
     // push of a source below (deque release / steal acquire) and the chain of releases from there.
     n->join.store(n->strong_in, PILFER_SITE("graph.R1", relaxed));
   }
+  r.pass.write() += 1;
   const auto& src = *r.sources;
   // [graph.F1] relaxed: nobody else touches inflight now; published with the pushes below.
   r.inflight.store(src.size(), PILFER_SITE("graph.F1", relaxed));
   graph_node<Sync>* first = nullptr;
   for (graph_node<Sync>* s : src) {
-    s->readied_by.write() = ctx.worker();
+    s->readied_by.store(ctx.worker());
     if (keep_one && first == nullptr) {
       first = s;
       continue;
@@ -360,16 +423,21 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
                                   graph_task_frame<Sync>& frame) noexcept {
   frame.node = n;
   const int me = ctx.worker();
-  if (n->run_serial.read() != r.serial) {  // n's first execution in this run
-    n->run_serial.write() = r.serial;
-    n->runs.write() = 0;
-    n->steals.write() = 0;
+  // [graph.S1] relaxed, every access below: see graph_node's observations.
+  if (n->run_serial.load() != r.serial) {
+    // n's first execution in this run; only without condition tasks (r.overlap: reset by the start)
+    n->run_serial.store(r.serial);
+    n->runs.store(0);
+    n->steals.store(0);
   }
-  n->worker.write() = me;
-  n->runs.write() += 1;
-  if (n->readied_by.read() != me) n->steals.write() += 1;
+  n->pass.store(r.pass.read());
+  n->worker.store(me);
+  const bool stolen = n->readied_by.load() != me;
+  // With condition tasks (r.overlap) another execution of n may count at the same time: an RMW.
+  n->runs.add(1, r.overlap);
+  if (stolen) n->steals.add(1, r.overlap);
   if constexpr (!Sync::is_model) {
-    if (r.profile) n->begin_ns.write() = graph_now_ns();
+    if (r.profile) n->begin_ns.store(graph_now_ns());
   }
   int choice = -1;
   try {
@@ -390,10 +458,30 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
     choice = -2;
   }
   if constexpr (!Sync::is_model) {
-    if (r.profile) n->end_ns.write() = graph_now_ns();
+    if (r.profile) n->end_ns.store(graph_now_ns());
   }
   frame.node = nullptr;
   return choice;
+}
+
+/// s is ready: keep it as `next` (run on this worker without a queue round-trip) if nothing is kept
+/// yet, else push it onto this worker's own deque. Inline: as a lambda GCC stopped inlining it into
+/// run_chain once invoke_body grew (a call and spills per release, ~20 instructions; callgrind).
+template <class Sync, class Ctx>
+PILFER_HOT_INLINE void release_successor(graph_node<Sync>* s, graph_node<Sync>*& next, graph_run_state<Sync>& r,
+                                         Ctx& ctx) {
+  // [graph.S1] relaxed. With overlapping executions of s (graph_node), the one that runs may read
+  // this or the other release's worker: its steal is counted against either releaser.
+  s->readied_by.store(ctx.worker());
+  if (next == nullptr) {
+    next = s;  // our inflight unit passes to it
+    return;
+  }
+  // [graph.F3] relaxed: ordered before s's own [graph.F2] decrement by the push below (release)
+  // and the popper's acquire; the count cannot reach zero meanwhile, because our own unit
+  // (n, then next) is still in it.
+  r.inflight.fetch_add(1, PILFER_SITE("graph.F3", relaxed));
+  ctx.push(s);
 }
 
 /// The scheduling step (seed 001): run n; for each successor whose counter reaches zero, keep
@@ -410,24 +498,12 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
     // must check it too.
     if (ctx.cancelling() && !r.stopping()) r.mark_cancelled();
     graph_node<Sync>* next = nullptr;
-    const auto release = [&](graph_node<Sync>* s) {
-      s->readied_by.write() = ctx.worker();
-      if (next == nullptr) {
-        next = s;  // our inflight unit passes to it
-        return;
-      }
-      // [graph.F3] relaxed: ordered before s's own [graph.F2] decrement by the push below (release)
-      // and the popper's acquire; the count cannot reach zero meanwhile, because our own unit
-      // (n, then next) is still in it.
-      r.inflight.fetch_add(1, PILFER_SITE("graph.F3", relaxed));
-      ctx.push(s);
-    };
     if (!r.stopping()) {
       const int choice = invoke_body(n, r, ctx, frame);
       if (choice != -2 && !r.stopping()) {
         if (n->kind == graph_work::condition) {
           // A condition edge is weak: the chosen successor runs without counting (loops).
-          if (choice >= 0 && static_cast<std::size_t>(choice) < n->succ.size()) release(n->succ[static_cast<std::size_t>(choice)]);
+          if (choice >= 0 && static_cast<std::size_t>(choice) < n->succ.size()) release_successor(n->succ[static_cast<std::size_t>(choice)], next, r, ctx);
         } else {
           for (graph_node<Sync>* s : n->succ) {
             if (!s->counted()) {
@@ -435,7 +511,7 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
               // Its writes reach s without an RMW: s runs next on this thread (sequenced after),
               // or after the push (deque release) and its pop/steal (acquire). Its counter is
               // never read, so nothing re-arms it (nor resets it: begin_iteration skips it).
-              release(s);
+              release_successor(s, next, r, ctx);
               continue;
             }
             // [graph.C1] acq_rel: release publishes n's writes to the successor's runner; acquire
@@ -447,7 +523,7 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
               // after this store in happens-before. [graph.R2] relaxed: the same argument as
               // [graph.R1]; the store is published by the push/keep of s.
               s->join.store(s->strong_in, PILFER_SITE("graph.R2", relaxed));
-              release(s);
+              release_successor(s, next, r, ctx);
             }
           }
         }
