@@ -43,10 +43,13 @@ namespace pilfer {
 /// run and its queue entry are over):
 /// - a wait frees them under `members_mu_`: a claim frees those it walks
 ///   past, and the prune after the group is done runs only from the
-///   group's second wait on (`waited_`): the usual group is waited once and
-///   then destroyed, its first round is left to the destructor, and a wait
-///   that claims nothing takes no lock. A group reused round after round
-///   holds its first round's finished members until its next wait;
+///   group's second wait on (`waited_`), whether or not that wait found the
+///   group done at once: the usual group is waited once and then destroyed,
+///   its first round is left to the destructor, and a wait that claims
+///   nothing takes no lock. A group reused round after round holds its
+///   first round's finished members until its second wait; every later
+///   wait frees all that finished (bar members whose claimed entry is still
+///   queued: a later wait frees them), so it holds at most one round;
 /// - the destructor frees whatever is left without the lock: the count is 0
 ///   (every task finished) and no waiter is inside (`inside_one` drained,
 ///   [pool.G9] acquire after each waiter's release), run() may not race the
@@ -119,10 +122,10 @@ class basic_task_group {
   /// waits have begun (for instance, seen blocked).
   void wait() {
     const std::uint64_t seen = enter();
-    if (!done(seen)) {
-      wait_all();
-      if (waited_before()) prune();
-    }
+    if (!done(seen)) wait_all();
+    // Also when the group was done at once: a group reused in rounds whose
+    // waits all find it done frees each round at the next wait ("who frees").
+    if (waited_before()) prune();
     std::exception_ptr e;
     if constexpr (mutation == detail::pool_mutation::uncounted_error_read) {
       leave();  // a read of the group after the last counted touch: the window invariant W closes
