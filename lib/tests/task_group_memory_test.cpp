@@ -1,7 +1,8 @@
 // When a task group frees its finished tasks (task_group.hpp, "who frees"): a group's first wait
 // leaves its round to a later wait or to the destructor (so the usual run-run-wait group takes no
-// lock), every later wait frees what finished, and the destructor frees whatever is left. Counted
-// through a policy whose make/destroy see every task (the task block cache is off for it).
+// lock), every later wait frees what finished (also one that finds the group done at once), and the
+// destructor frees whatever is left. Counted through a policy whose make/destroy see every task
+// (the task block cache is off for it).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -83,4 +84,38 @@ TEST(TaskGroupMemory, DestructorFreesEveryTaskOfAGroupWaitedOnceOrNever) {
     EXPECT_EQ(live(), 0u) << (waits == 1 ? "waited once" : "never waited");
   }
   EXPECT_EQ(load(ran), 200u);
+}
+
+// A long-lived group reused round after round whose waits all find it done (the pool is drained
+// before each wait, so every task finished through its own queue entry): finished tasks are
+// freed by the next wait, so the group holds at most one round of finished tasks (the first
+// round, until the second wait) however many rounds it runs. Before, a wait that found the
+// group done freed nothing: +1 block per task, for good.
+// @verifies POOL-9
+TEST(TaskGroupMemory, ReusedGroupWhoseWaitsFindItDoneStaysBounded) {
+  constexpr int rounds = 1000, per_round = 1000;
+  counting_pool p({.threads = 2});
+  counter ran{0};
+  std::vector<std::uint64_t> before_wait, after_wait;
+  const std::uint64_t before = live();
+  {
+    counting_group g(p);
+    for (int r = 0; r < rounds; ++r) {
+      for (int i = 0; i < per_round; ++i) g.run([&] { add(ran); });
+      p.wait_idle();  // every task of the round finished: the wait below finds the group done
+      before_wait.push_back(live() - before);
+      g.wait();
+      after_wait.push_back(live() - before);
+    }
+  }
+  EXPECT_EQ(load(ran), std::uint64_t{rounds} * per_round);
+  ASSERT_EQ(after_wait.size(), std::size_t{rounds});
+  EXPECT_LE(after_wait[0], std::uint64_t{per_round}) << "the first wait holds at most its own round";
+  int failed = 0;
+  for (int r = 1; r < rounds && failed < 5; ++r) {
+    EXPECT_LE(before_wait[r], 2u * per_round) << "round " << r << ": at most the last round and this one";
+    EXPECT_EQ(after_wait[r], 0u) << "round " << r << ": a later wait frees what finished";
+    failed += before_wait[r] > 2u * per_round || after_wait[r] != 0;
+  }
+  EXPECT_EQ(live() - before, 0u) << "the destructor frees the rest";
 }

@@ -518,6 +518,54 @@ struct group_claim_orphan : scenario {
   }
 };
 
+// 10b. Two waiters, one of them the destroyer (task_group.hpp, "waiters inside", invariant W;
+// pool.G2/G9): a task W on the pool's one worker and the outside thread both wait for the
+// group; the outside thread destroys it as soon as its own wait returns, while W may still be
+// inside its wait (retiring and pruning members under the mutex, reading the error). W is
+// known to have begun its wait, as the contract asks of the destroyer: the worker is held by a
+// gate task until member m is listed and W queued with high priority (taken before m's entry),
+// so only W's wait can run m (it claims it; m's entry stays queued as a tombstone) and the
+// outside wait returns only after m. The destructor must wait until W has left [pool.G9]
+// before it frees the members without the member-list mutex (orphaning m if its tombstone is
+// still queued); nothing else orders W's last reads before the frees (W's handle is waited
+// only after the group is gone). Every body runs exactly once.
+// @verifies POOL-11 POOL-9
+template <class Sy>
+struct group_two_waiters : scenario {
+  using flag = typename Sy::template atomic<int>;
+  pool_box_of<Sy> pool;
+  run_count gate_ran, m_ran;
+  flag w_queued{0};
+  group_two_waiters() : scenario(1) {}
+  void before() override { pool.make(1, 1); }
+  void thread(unsigned) override {
+    pilfer::basic_task_handle<void, Sy> gate, w;
+    {
+      pilfer::basic_task_group<Sy> g(*pool);
+      gate = pool->submit([this] {
+        gate_ran.hit();
+        while (w_queued.load(PILFER_SITE("test.two_waiters", acquire)) == 0)
+          w_queued.wait(0, PILFER_SITE("test.two_waiters", acquire));
+      });
+      g.run([this] { m_ran.hit(); });
+      pilfer::task_options high;
+      high.priority = pilfer::task_priority::high;
+      w = pool->submit([&g] { g.wait(); }, high);
+      w_queued.store(1, PILFER_SITE("test.two_waiters", release));
+      w_queued.notify_all();
+      g.wait();
+    }
+    w.get();
+    gate.get();
+  }
+  void after() override {
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(gate_ran.get() == 1 && m_ran.get() == 1);
+  }
+};
+
 // 11. Moved items (sleep.md, "moved items"), POOL-7: an item that leaves every queue for a moment
 // and comes back without a push is announced like a push. Y is submitted from outside, then P.
 // P spawns x onto its worker's deque, lets Y finish (Y waits for that) and waits for Y's handle:
@@ -662,6 +710,9 @@ struct old_helping_sync : checker_sync {
 struct silent_requeue_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
 };
+struct uncounted_error_read_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::uncounted_error_read;
+};
 
 }  // namespace
 
@@ -680,6 +731,17 @@ std::vector<entry> pool_mutant_scenarios() {
   // Caught within 21 executions on each of seeds 1..30 (dev build, < 2 s each): 300 is margin.
   v.push_back({"pool.batch_requeue_3w[silent requeue]", "POOL-7",
                [] { return std::make_unique<batch_requeue_3w<silent_requeue_sync>>(); }, random_bound(300), false});
+  // Waiters inside wait() (task_group.hpp, invariant W): a wait that reads the group after it
+  // counted itself out, and the count's own orders weakened [pool.G9]: the destroying waiter frees
+  // the group under the other waiter's last reads (use after free).
+  v.push_back({"pool.group_two_waiters[uncounted error read]", "POOL-11 POOL-9",
+               [] { return std::make_unique<group_two_waiters<uncounted_error_read_sync>>(); }, random_bound(500), false});
+  {
+    options o = random_bound(500);
+    o.weaken["pool.G9"] = std::memory_order_relaxed;
+    v.push_back({"pool.group_two_waiters[pool.G9 relaxed]", "POOL-11 POOL-9",
+                 [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, o, false});
+  }
   // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
   for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
     options o = random_bound(500);
@@ -711,6 +773,7 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, random_bound(2000), false});
   v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, random_bound(1000), false});
   v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, random_bound(500), false});
   return v;

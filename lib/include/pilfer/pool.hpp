@@ -90,7 +90,8 @@ enum class pool_mutation : unsigned char {
   none,
   old_sleep_protocol,  ///< a woken worker is not counted as searching (issue 8 point 1)
   old_helping,         ///< waits run any task until done (issue 8 points 2, 3)
-  silent_requeue       ///< items a thread moves into its own deque (batch steal, put back) are not announced
+  silent_requeue,      ///< items a thread moves into its own deque (batch steal, put back) are not announced
+  uncounted_error_read  ///< a task group wait reads the kept error after counting itself out (task_group.hpp, invariant W)
 };
 
 template <class Sync>

@@ -43,10 +43,13 @@ namespace pilfer {
 /// run and its queue entry are over):
 /// - a wait frees them under `members_mu_`: a claim frees those it walks
 ///   past, and the prune after the group is done runs only from the
-///   group's second wait on (`waited_`): the usual group is waited once and
-///   then destroyed, its first round is left to the destructor, and a wait
-///   that claims nothing takes no lock. A group reused round after round
-///   holds its first round's finished members until its next wait;
+///   group's second wait on (`waited_`), whether or not that wait found the
+///   group done at once: the usual group is waited once and then destroyed,
+///   its first round is left to the destructor, and a wait that claims
+///   nothing takes no lock. A group reused round after round holds its
+///   first round's finished members until its second wait; every later
+///   wait frees all that finished (bar members whose claimed entry is still
+///   queued: a later wait frees them), so it holds at most one round;
 /// - the destructor frees whatever is left without the lock: the count is 0
 ///   (every task finished) and no waiter is inside (`inside_one` drained,
 ///   [pool.G9] acquire after each waiter's release), run() may not race the
@@ -109,18 +112,25 @@ class basic_task_group {
   }
 
   /// Returns once every task run() so far has finished; rethrows the first
-  /// exception. The group may be destroyed as soon as one waiter returned,
-  /// while others are still waking: a waiter that did not find the group
-  /// done at once is counted inside (`inside_one`) until its last touch, and
-  /// the destructor waits for that count to drain.
+  /// exception. Any thread, any number at once. The group may be destroyed
+  /// as soon as one waiter returned, while other threads are still inside
+  /// wait(): every wait counts itself in `state_` (`inside_one`) with its
+  /// first touch of the group and out with its last, and the destructor
+  /// waits for that count to drain ("waiters inside" below). A call whose
+  /// first touch may come after the destruction began races with the
+  /// destructor, as for any object: the destroyer must know the other
+  /// waits have begun (for instance, seen blocked).
   void wait() {
+    const std::uint64_t seen = enter();
+    if (!done(seen)) wait_all();
+    // Also when the group was done at once: a group reused in rounds whose
+    // waits all find it done frees each round at the next wait ("who frees").
+    if (waited_before()) prune();
     std::exception_ptr e;
-    if (done()) {
+    if constexpr (mutation == detail::pool_mutation::uncounted_error_read) {
+      leave();  // a read of the group after the last counted touch: the window invariant W closes
       e = take_error();
     } else {
-      enter();
-      wait_all();
-      if (waited_before()) prune();
       e = take_error();
       leave();
     }
@@ -141,11 +151,37 @@ class basic_task_group {
   static constexpr std::uint64_t inside_mask = notifier_one - inside_one;
   static constexpr std::uint64_t count_mask = inside_one - 1;
 
-  /// A waiter's first touch of the slow path.
-  void enter() noexcept {
-    // [pool.G9] relaxed: the count is only read by the destructor, after
-    // its own wait saw the group done; RMWs on state_ are totally ordered.
-    state_.fetch_add(inside_one, PILFER_SITE("pool.G9", relaxed));
+  static constexpr detail::pool_mutation mutation = detail::pool_mutation_of<Sync>();
+
+  // Waiters inside wait() (protocol; tags pool.G2, pool.G9).
+  // Invariant W: every access of a wait() to the group lies between that
+  // wait's enter() (its first touch) and its leave() (its last); the
+  // destructor frees nothing before its load of `state_` [pool.G9] reads
+  // an inside count of 0, after its own wait_all().
+  // Why it is enough: every write of `state_` is an RMW, so enter()s and
+  // leave()s have one modification order with everything else. The value
+  // the destructor's load reads counts every enter() before it in that
+  // order whose leave() is not also before it; so reading 0 means each such
+  // wait's leave() is before it, and the load (acquire) reads from the
+  // release sequence headed by that leave() (release; later writes are
+  // RMWs): the wait's reads of the lists, the error and the flags happen
+  // before the free. The wait that finds the group done at once is counted
+  // like the others: it too reads `error_claimed_` and may prune the lists.
+  // (pool_mutation::uncounted_error_read, for the model's mutant table,
+  // reads the error after leave(): the destroyer frees under that read.)
+  // Not covered, and not coverable: a wait whose enter() comes after the
+  // destructor's load is a call on a destroyed object (the caller's race).
+
+  /// A waiter's first touch of the group: count it inside, and return the
+  /// state it found (the done test).
+  std::uint64_t enter() noexcept {
+    // [pool.G2] acquire: doubles as the done test (done(seen)): when it
+    // reads count 0, it reads from the release sequence of the completers'
+    // acq_rel CAS (every write of state_ is an RMW), so the tasks' effects
+    // and the kept exception are visible. Counting in needs no order of its
+    // own [pool.G9]: only the destructor reads the count, after its own
+    // wait saw the group done; RMWs on state_ are totally ordered.
+    return state_.fetch_add(inside_one, PILFER_SITE("pool.G2", acquire));
   }
   /// A waiter's last touch of the group.
   void leave() noexcept {
@@ -153,20 +189,21 @@ class basic_task_group {
     // happen before the destructor's free (acquire load below).
     state_.fetch_sub(inside_one, PILFER_SITE("pool.G9", release));
   }
-  /// Destructor: other waiters woken by the same completion are still
-  /// leaving (running, not blocked): wait until the last one is out.
+  /// Destructor: other waiters woken by the same completion, or that found
+  /// the group done, are still leaving (running, not blocked): wait until
+  /// the last one is out.
   void wait_for_waiters_to_leave() noexcept {
     detail::backoff<Sync> b;
     // [pool.G9] acquire: pairs with leave().
     while ((state_.load(PILFER_SITE("pool.G9", acquire)) & inside_mask) != 0) b.snooze();
   }
 
+  /// Every task finished and no completer still notifies, in state `v`.
+  static bool done(std::uint64_t v) noexcept { return (v & count_mask) == 0 && (v & notifier_mask) == 0; }
+
   // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
   // effects (and the kept exception) are visible once the count reads 0.
-  bool done() const noexcept {
-    const std::uint64_t v = state_.load(PILFER_SITE("pool.G2", acquire));
-    return (v & count_mask) == 0 && (v & notifier_mask) == 0;
-  }
+  bool done() const noexcept { return done(state_.load(PILFER_SITE("pool.G2", acquire))); }
 
   /// After wait_all(): every completer is done with error_ (count 0 read
   /// with acquire). Every waiter gets the error (a copy, under the mutex:
