@@ -123,6 +123,37 @@ TEST(GraphStats, FinishedRunKeepsItsStatsAfterALaterRun) {
   EXPECT_EQ(s2.iterations, 4u);
 }
 
+// A run stopped between two passes (its run_until predicate cancels it and asks for another pass)
+// begins no further pass: its statistics are of the passes that ran, with their critical path.
+// @verifies GRAPH-9 GRAPH-5
+TEST(GraphStats, RunStoppedBetweenPassesKeepsTheLastPassThatRan) {
+  pilfer::pool p(pilfer::pool_options{.threads = 2});
+  pilfer::graph g("stopped");
+  auto a = g.emplace([] {}).name("a");
+  auto b = g.emplace([] {}).name("b");
+  auto c = g.emplace([] {}).name("c");
+  auto d = g.emplace([] {}).name("d");
+  a.precede(b, c);
+  d.succeed(b, c);
+  pilfer::std_sync::atomic<pilfer::graph_run*> handle{nullptr};
+  int calls = 0;
+  pilfer::graph_run h = pilfer::run_until(p, g, [&] {
+    if (++calls == 3) {
+      pilfer::graph_run* self = nullptr;
+      while ((self = handle.load(PILFER_SITE("test.load", acquire))) == nullptr) std::this_thread::yield();
+      self->cancel();
+    }
+    return false;  // another pass
+  });
+  handle.store(&h, PILFER_SITE("test.set", release));
+  h.wait();
+  const auto s = h.stats();
+  EXPECT_TRUE(s.cancelled);
+  EXPECT_EQ(s.iterations, 2u);
+  EXPECT_EQ(s.tasks_run, 8u);
+  EXPECT_EQ(s.critical_path_tasks, 3u);  // a -> b -> d of the second pass (0 when an empty third pass began)
+}
+
 // The critical path is of the last pass: a condition picks a 4-task chain in pass 1 and one task
 // in pass 2; edges from a condition are weak, so the last pass's longest strong chain is 1 task.
 // @verifies GRAPH-9 GRAPH-6

@@ -540,7 +540,9 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
           record_error(r, ctx, std::current_exception());
         }
       }
-      if (again) next = begin_iteration(r, ctx, true);
+      // The predicate may have stopped the run (cancel() from inside it): no further pass begins,
+      // so the run's last pass is the last one whose tasks ran (its critical path, GRAPH-9).
+      if (again && !r.stopping()) next = begin_iteration(r, ctx, true);
       if (next == nullptr) finish_run(r);  // r may be freed from here on: touch nothing
     }
     n = next;
