@@ -738,6 +738,8 @@ std::vector<entry> pool_mutant_scenarios() {
                [] { return std::make_unique<group_two_waiters<uncounted_error_read_sync>>(); }, random_bound(500), false});
   {
     options o = random_bound(500);
+    // A mutant, not an order of the library: leave()'s release / the destructor's acquire made
+    // relaxed, so nothing orders a waiter's last reads before the free (must be caught).
     o.weaken["pool.G9"] = std::memory_order_relaxed;
     v.push_back({"pool.group_two_waiters[pool.G9 relaxed]", "POOL-11 POOL-9",
                  [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, o, false});
