@@ -156,6 +156,17 @@ def main():
         target("skewed load (1% 1000× heavier)", "≤ 1.01× ideal (serial / 2)", f"{a / ideal:.3f}× ideal ({fmt_time(a)} vs {fmt_time(ideal)})", a <= 1.01 * ideal)
     ratio_target("parallel_for 10^7 cheap items", "pool.pfor_1e7", "tbb_parallel_for", 1.0)
     ratio_target("parallel quicksort 10^7 ints", "pool.qsort_1e7", "tbb_parallel_invoke", 1.0)
+    # Task graphs (issue 12): pilfer against the faster of oneTBB flow_graph's two forms (a worker runs the
+    # sources / the calling thread joins the arena and runs them), one run and 100 runs of the same graph.
+    for label, what in (("wide1000", "graph: 1000 independent tasks"), ("deep100x10", "graph: 100 stages × 10 tasks"),
+                        ("random2000", "graph: random DAG, 2000 tasks"), ("chain1000", "graph: chain of 1000 tasks")):
+        for suffix, runs in (("", "one run"), ("x100", "100 runs")):
+            w = f"graph.{label}{suffix}"
+            tbb = [(med(w, i), i) for i in ("tbb", "tbb_caller") if med(w, i) is not None]
+            if tbb:
+                ratio_target(f"{what}, {runs}", w, min(tbb)[1], 1.0, goal="≤ 1.0× oneTBB flow_graph (faster form)")
+            else:
+                target(f"{what}, {runs}", "≤ 1.0× oneTBB flow_graph (faster form)", "not measured", None)
     mem = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v)) for k, v in memory.items()}
     if "pilfer" in mem and "tbb_arena_enqueue" in mem:
         p, t = mem["pilfer"], mem["tbb_arena_enqueue"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/bench.sh [--quick|--full] — pilfer next to its peers, written to bench/results/:
-#   report.md (targets of issue 11, every row with median, cv and ratio to the best peer, memory, latency,
+#   report.md (targets of issues 11 and 12, every row with median, cv and ratio to the best peer, memory, latency,
 #   instruction counts), results.json, ratios.png and speedup.png (gnuplot), raw/ (every sample).
 # Builds the release preset's bench programs, the OpenMP peers (g++/libgomp, clang++-14/libomp) and the Rust
 # peers (bench/rust/, cargo --offline against Debian's packaged crates), then runs ROUNDS interleaved rounds —
@@ -9,7 +9,7 @@
 #   --quick (default)  3 rounds x 3 repetitions, 100 latency samples: a few minutes
 #   --full             5 rounds x 5 repetitions, 300 latency samples
 # Installs the bench-only Debian packages when missing (scripts/bootstrap.sh --bench).
-# Environment: BENCH_PROGRAMS="pool deque" runs a subset (of: deque pool gomp llvm rust memory latency);
+# Environment: BENCH_PROGRAMS="pool deque" runs a subset (of: deque pool graph gomp llvm rust memory latency);
 # BENCH_OUT=dir writes there instead of bench/results; BENCH_ROUNDS=N overrides the number of rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +33,7 @@ export CCACHE_DIR="${CCACHE_DIR:-/work/.ccache}"
 B=build/release
 JOBS="${PILFER_JOBS:-2}"
 cmake --preset release -DPILFER_BUILD_BENCH=ON >/dev/null
-cmake --build "$B" -j "$JOBS" --target bench_deque bench_pool bench_memory bench_latency bench_icount \
+cmake --build "$B" -j "$JOBS" --target bench_deque bench_pool bench_graph bench_memory bench_latency bench_icount \
   bench_omp_gomp bench_omp_llvm
 RUST_TARGET="$PWD/$B/bench/rust-target"
 (cd bench/rust && CARGO_TARGET_DIR="$RUST_TARGET" cargo build --release --offline --quiet)
@@ -77,6 +77,7 @@ run_program() {  # $1 = program id, $2 = round
   case "$1" in
     deque) run_rows "$B/bench/bench_deque" deque "$r" --benchmark_repetitions="$REPS" --benchmark_min_time="$DEQUE_MIN" ;;
     pool) run_rows "$B/bench/bench_pool" pool "$r" --benchmark_repetitions="$REPS" ;;
+    graph) run_rows "$B/bench/bench_graph" graph "$r" --benchmark_repetitions="$REPS" ;;
     gomp) run_rows "$B/bench/bench_omp_gomp" omp_gomp "$r" --benchmark_repetitions="$REPS" ;;
     llvm) run_rows "$B/bench/omp_llvm/bench_omp_llvm" omp_llvm "$r" --benchmark_repetitions="$REPS" ;;
     rust) "$RUST" --reps "$REPS" > "$raw/rust-r$r.jsonl" ;;
@@ -88,9 +89,9 @@ run_program() {  # $1 = program id, $2 = round
              done ;;
   esac
 }
-read -r -a programs <<< "${BENCH_PROGRAMS:-deque pool gomp llvm rust memory latency}"
+read -r -a programs <<< "${BENCH_PROGRAMS:-deque pool graph gomp llvm rust memory latency}"
 for p in "${programs[@]}"; do
-  case "$p" in deque|pool|gomp|llvm|rust|memory|latency) ;; *) echo "bench: unknown program '$p' in BENCH_PROGRAMS" >&2; exit 2 ;; esac
+  case "$p" in deque|pool|graph|gomp|llvm|rust|memory|latency) ;; *) echo "bench: unknown program '$p' in BENCH_PROGRAMS" >&2; exit 2 ;; esac
 done
 for r in $(seq 1 "$ROUNDS"); do
   # Rotate the order each round.

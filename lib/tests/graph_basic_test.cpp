@@ -4,6 +4,7 @@
 #include <pilfer/graph.hpp>
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -239,6 +240,53 @@ TEST(Graph, CancelledHandleOutlivesItsGraph) {
   EXPECT_EQ(refill.size(), 100u);
 }
 
+// The pool's shutdown(cancel) while a task waits for a run nested in it (its subflow, or another
+// graph it ran): the nested run is cancelled, its get() throws graph_cancelled into the task, and
+// the outer run is cancelled too — not failed, and nothing reaches on_uncaught. Before: the outer
+// run reported failed=1 cancelled=0 and each nested cancellation went to on_uncaught (found by a
+// tester: 9 of 9 runs on 4 workers).
+// @verifies GRAPH-5
+TEST(Graph, ShutdownCancelOfNestedRunsCancelsTheOuterRun) {
+  for (const bool via_subflow : {true, false}) {
+    counter uncaught{0}, entered{0}, go{0};
+    auto p = std::make_unique<pilfer::pool>(pilfer::pool_options{
+        .threads = 2, .on_uncaught = [&](std::exception_ptr) { bump(uncaught); }});
+    pilfer::graph inner("inner");
+    auto gate = [&] {
+      bump(entered);
+      while (load(go) == 0) pilfer::std_sync::yield();
+    };
+    inner.emplace(gate).precede(inner.emplace([] {}));  // its successor is not started: cancelled
+    pilfer::graph outer("outer");
+    pilfer::graph_task A;
+    if (via_subflow) {
+      A = outer.emplace([&](pilfer::subflow& sf) {
+        sf.emplace(gate).precede(sf.emplace([] {}));
+      });
+    } else {
+      A = outer.emplace([&] { pilfer::run(*p, inner).get(); });
+    }
+    counter after{0};
+    A.precede(outer.emplace([&] { bump(after); }));
+    auto h = pilfer::run(*p, outer);
+    while (load(entered) == 0) pilfer::std_sync::yield();
+    std::thread releaser([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      bump(go);
+    });
+    p->shutdown(pilfer::shutdown_mode::cancel);
+    EXPECT_THROW(h.get(), pilfer::graph_cancelled) << (via_subflow ? "subflow" : "nested run");
+    releaser.join();
+    const auto s = h.stats();
+    EXPECT_TRUE(s.cancelled) << (via_subflow ? "subflow" : "nested run");
+    EXPECT_FALSE(s.failed) << (via_subflow ? "subflow" : "nested run");
+    EXPECT_EQ(load(after), 0);
+    h = pilfer::graph_run{};
+    p.reset();
+    EXPECT_EQ(load(uncaught), 0) << (via_subflow ? "subflow" : "nested run");
+  }
+}
+
 // @verifies GRAPH-6
 TEST(Graph, CycleWithoutConditionIsReportedAtRun) {
   pilfer::pool p(pilfer::pool_options{.threads = 1});
@@ -448,13 +496,22 @@ TEST(Graph, StatsAndDot) {
   EXPECT_NE(dot.find(" us"), std::string::npos) << dot;
 }
 
-// @verifies GRAPH-1
+// @verifies GRAPH-1 GRAPH-2
 TEST(Graph, EmptyGraphRunsAtOnce) {
   pilfer::pool p(pilfer::pool_options{.threads = 1});
   pilfer::graph g;
   auto h = pilfer::run(p, g);
   h.get();
   EXPECT_TRUE(h.ready());
+  // GRAPH-2: no pass, and run_until's predicate is not called.
+  int calls = 0;
+  auto u = pilfer::run_until(p, g, [&] { return ++calls > 3; });
+  u.get();
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(u.stats().iterations, 0u);
+  auto n = pilfer::run_n(p, g, 5);
+  n.get();
+  EXPECT_EQ(n.stats().iterations, 0u);
 }
 
 }  // namespace

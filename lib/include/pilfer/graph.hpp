@@ -70,20 +70,8 @@
 
 namespace pilfer {
 
-/// A graph used the wrong way: a cycle without a condition task, no source, a run while it is
-/// modified, a modification while it runs, overlapping runs. The message names the graph (and
-/// the tasks of a cycle).
-class graph_error : public std::logic_error {
- public:
-  using std::logic_error::logic_error;
-};
-
-/// Thrown by get() of a run that was cancelled (handle.cancel() or pool shutdown(cancel)).
-class graph_cancelled : public std::runtime_error {
- public:
-  explicit graph_cancelled(const std::string& graph)
-      : std::runtime_error("pilfer graph '" + graph + "': run was cancelled") {}
-};
+// graph_error and graph_cancelled: pilfer/detail/graph_core.hpp (the scheduling core tells a
+// nested run's cancellation from a task's failure).
 
 /// Per-run statistics (GRAPH-9), final once the run is over.
 struct graph_run_stats {
@@ -665,7 +653,9 @@ struct graph_run_start final : task_base {
 }  // namespace detail
 
 /// Run g on p until pred() returns true; pred is checked before each pass (so it may run zero
-/// times) by the worker that finished the previous pass.
+/// times) by the worker that finished the previous pass. An empty graph has no pass: the run is
+/// over at once with 0 iterations and pred is never called (as Taskflow; a pass of nothing would
+/// only spin on pred).
 template <class Sync, class P>
 basic_graph_run<Sync> run_until(basic_pool<Sync>& p, basic_graph<Sync>& g, P pred) {
   g.claim_for_run();

@@ -19,6 +19,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -29,6 +30,21 @@
 #include "pilfer/sync.hpp"
 
 namespace pilfer {
+
+/// A graph used the wrong way: a cycle without a condition task, no source, a run while it is
+/// modified, a modification while it runs, overlapping runs. The message names the graph (and
+/// the tasks of a cycle).
+class graph_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+/// Thrown by get() of a run that was cancelled (handle.cancel() or pool shutdown(cancel)).
+class graph_cancelled : public std::runtime_error {
+ public:
+  explicit graph_cancelled(const std::string& graph)
+      : std::runtime_error("pilfer graph '" + graph + "': run was cancelled") {}
+};
 
 template <class Sync>
 class basic_subflow;
@@ -453,6 +469,14 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
         ctx.run_subflow(*n);
         break;
     }
+  } catch (const graph_cancelled&) {
+    // A run nested in this task (its subflow, or a graph it ran and waited for) was cancelled by
+    // the pool's shutdown(cancel): that cancels this run too (GRAPH-5), it is not a task's
+    // failure, and nobody is told of it twice (on_uncaught). Any other cancellation (a handle's
+    // cancel()) escaping the body is the body's exception.
+    if (ctx.cancelling()) r.mark_cancelled();
+    else record_error(r, ctx, std::current_exception());
+    choice = -2;
   } catch (...) {
     record_error(r, ctx, std::current_exception());
     choice = -2;
