@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -181,7 +182,16 @@ class basic_task_group {
     // and the kept exception are visible. Counting in needs no order of its
     // own [pool.G9]: only the destructor reads the count, after its own
     // wait saw the group done; RMWs on state_ are totally ordered.
-    return state_.fetch_add(inside_one, PILFER_SITE("pool.G2", acquire));
+    const std::uint64_t seen = state_.fetch_add(inside_one, PILFER_SITE("pool.G2", acquire));
+    if ((seen & inside_mask) == inside_mask) too_many_waiters();  // the count wrapped into the notifiers'
+    return seen;
+  }
+  /// More waits of one group in progress at once than its 16-bit count holds (SPEC POOL-11): the
+  /// state word is already wrong, so no wait of this group could be trusted to return.
+  [[noreturn]] static void too_many_waiters() noexcept {
+    std::fputs("pilfer task_group: more than 65535 waits of one group in progress at once; terminating\n", stderr);
+    std::fflush(stderr);
+    std::terminate();
   }
   /// A waiter's last touch of the group.
   void leave() noexcept {
