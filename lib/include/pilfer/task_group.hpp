@@ -21,7 +21,12 @@ namespace pilfer {
 /// sleeps while they run elsewhere (a spare keeps the pool busy); elsewhere
 /// it blocks. Any number of threads may wait at once: all are released.
 /// wait() rethrows the first exception (task_cancelled for cancelled tasks)
-/// in every waiter; it is forgotten when run() starts a new round.
+/// in every waiter; it is forgotten when run() starts a new round while no
+/// wait is in progress. A reused group's rounds merge while waits overlap
+/// them: a wait returns when it finds every task of the group finished, so
+/// a wait still in progress when run() adds a task may wait for that task
+/// too (as oneTBB's task_group::wait), and that task must not wait for the
+/// wait's return (a cycle); the kept exception is then the merged round's.
 /// The destructor waits; an exception nobody collected goes to the pool's
 /// on_uncaught handler.
 ///
@@ -237,10 +242,12 @@ class basic_task_group {
 
   /// A new round after a collected error: forget it. Count 0 (acquire):
   /// every completer of the last round is done with error_; waiters read it
-  /// under this mutex.
+  /// under this mutex. Not while a wait is inside: it may have found the
+  /// last round done and not yet taken its error (it would return as if no
+  /// task failed); the rounds then merge, and a later run() forgets.
   void forget_collected_error() {
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & count_mask) == 0) {
+    if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & (count_mask | inside_mask)) == 0) {
       error_.write() = nullptr;
       error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
       collected_.write() = false;
@@ -416,7 +423,13 @@ class basic_task_group {
     if (e) {
       // [pool.G4] relaxed: the winner's write of error_ is published by its
       // CAS below (release), read after the waiter's acquire of 0.
-      if (error_claimed_.exchange(1, PILFER_SITE("pool.G4", relaxed)) == 0) error_.write() = std::move(e);
+      if (error_claimed_.exchange(1, PILFER_SITE("pool.G4", relaxed)) == 0) {
+        // Under the mutex: a wait that began between rounds may read error_
+        // (take_error, under the mutex) while this task of the new round
+        // fails; the error path alone pays for the lock.
+        std::lock_guard<typename Sync::mutex> g(members_mu_);
+        error_.write() = std::move(e);
+      }
     }
     // [pool.G2] acq_rel: release publishes the task's effects; acquire reads
     // the waiter bit. The last decrement with a waiter clears the bit and

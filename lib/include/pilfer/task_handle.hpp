@@ -22,6 +22,9 @@ namespace pilfer {
 ///           Elsewhere it blocks. Never spins for long.
 ///   get():  wait(), then return the value (moved out: call once), rethrow
 ///           the task's exception, or throw task_cancelled.
+/// Several threads may wait() on one handle at once; the handle must
+/// outlive every wait in progress (as a std::future: destroy or move it
+/// only once no other thread is inside its wait() or get()).
 /// Dropping the handle does not cancel the task (it still runs: captured
 /// references must outlive it). If the task throws and nobody called get(),
 /// the exception goes to the pool's on_uncaught (POOL-21).
