@@ -117,8 +117,10 @@ class basic_task_group {
     }
   }
 
-  /// Returns once every task run() so far has finished; rethrows the first
-  /// exception. Any thread, any number at once. The group may be destroyed
+  /// Returns once it finds every task of the group finished (every task
+  /// run() so far, and any that a concurrent run() adds before the wait
+  /// sees the group done); rethrows the first exception. Any thread, any
+  /// number at once. The group may be destroyed
   /// as soon as one waiter returned, while other threads are still inside
   /// wait(): every wait counts itself in `state_` (`inside_one`) with its
   /// first touch of the group and out with its last, and the destructor
