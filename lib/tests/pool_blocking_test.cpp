@@ -558,12 +558,7 @@ TEST(PoolWaitClaim, GroupDestroyedWhenOneOfSeveralWaitersReturns) {
     while (load(started) == 0) std::this_thread::yield();
     auto w1 = p.submit([gp] { gp->wait(); });
     auto w2 = p.submit([gp] { gp->wait(); });
-    for (;;) {
-      int waiting = 0;
-      for (const auto& w : p.snapshot()) waiting += w.state == pilfer::worker_state::waiting;
-      if (waiting >= 2) break;
-      std::this_thread::yield();
-    }
+    until_waiting(p, 2);
     store(go, 1);
     g->wait();
     g.reset();  // w1 and w2 may still be returning from wait()
@@ -600,12 +595,7 @@ TEST(PoolWaitClaim, ReusedGroupWaiterInsideAFailedRoundGetsItsException) {
       }
       return false;
     });
-    for (;;) {
-      int waiting = 0;
-      for (const auto& s : p.snapshot()) waiting += s.state == pilfer::worker_state::waiting;
-      if (waiting >= 1) break;
-      std::this_thread::yield();
-    }
+    until_waiting(p, 1);
     store(go, 1);
     EXPECT_THROW(g.wait(), std::runtime_error);
     g.run([] {

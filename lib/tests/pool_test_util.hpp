@@ -41,6 +41,17 @@ inline std::uint64_t load(const counter& c) { return c.load(PILFER_SITE("test.lo
 inline void c_store(counter& c, std::uint64_t v) { c.store(v, PILFER_SITE("test.store", release)); }
 inline std::uint64_t add(counter& c, std::uint64_t d = 1) { return c.fetch_add(d, PILFER_SITE("test.add", acq_rel)); }
 
+/// Yield until at least n of the pool's threads are parked in a wait
+/// (worker_state::waiting, pool::snapshot()).
+inline void until_waiting(const pilfer::pool& p, int n) {
+  for (;;) {
+    int waiting = 0;
+    for (const auto& w : p.snapshot()) waiting += w.state == pilfer::worker_state::waiting;
+    if (waiting >= n) return;
+    pilfer::std_sync::yield();
+  }
+}
+
 /// CPU time, in seconds, of the thread whose clock this is (pthread_getcpuclockid, or
 /// CLOCK_THREAD_CPUTIME_ID for the calling thread): time spent running, never time asleep.
 inline double cpu_seconds(clockid_t id) {
