@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "pilfer/detail/backoff.hpp"
@@ -20,13 +21,11 @@ namespace pilfer {
 /// that worker), then runs only tasks descending from the group's and
 /// sleeps while they run elsewhere (a spare keeps the pool busy); elsewhere
 /// it blocks. Any number of threads may wait at once: all are released.
-/// wait() rethrows the first exception (task_cancelled for cancelled tasks)
-/// in every waiter; it is forgotten when run() starts a new round while no
-/// wait is in progress. A reused group's rounds merge while waits overlap
-/// them: a wait returns when it finds every task of the group finished, so
-/// a wait still in progress when run() adds a task may wait for that task
-/// too (as oneTBB's task_group::wait), and that task must not wait for the
-/// wait's return (a cycle); the kept exception is then the merged round's.
+/// wait() returns once every task run() before it began has finished (not
+/// waiting for tasks a concurrent run() adds later) and rethrows the first
+/// exception (task_cancelled for cancelled tasks) in every waiter; the kept
+/// exception is forgotten when run() starts a new round while no wait is in
+/// progress, so a wait that overlaps rounds may rethrow an earlier round's.
 /// The destructor waits; an exception nobody collected goes to the pool's
 /// on_uncaught handler.
 ///
@@ -71,7 +70,9 @@ class basic_task_group {
   basic_task_group(const basic_task_group&) = delete;
   basic_task_group& operator=(const basic_task_group&) = delete;
   ~basic_task_group() {
-    wait_all();
+    // run() may not race the destructor: the first crossing after `seen` ends
+    // the group's last round for good.
+    if (const std::uint64_t seen = state_.load(PILFER_SITE("pool.G2", acquire)); !done(seen)) wait_all(seen);
     wait_for_waiters_to_leave();
     free_members();
     if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(e);
@@ -101,7 +102,12 @@ class basic_task_group {
     // lacks it (a wait would return while another task still runs).
     // [pool.G1] relaxed: ordered before the task's decrement by the member
     // list's push (release; a claim acquires it) or the queue's publication.
-    state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
+    if ((state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed)) & count_mask) >= max_unfinished) {
+      // [pool.G1] relaxed: undoes the count above; the count stays far from 0.
+      state_.fetch_sub(1, PILFER_SITE("pool.G1", relaxed));
+      detail::task_memory<Sync>::destroy(t);
+      throw std::length_error("pilfer task_group: more than 134217727 unfinished tasks in one group");
+    }
     push_member(t);
     try {
       access::place(pool_, w, t, o);
@@ -117,10 +123,9 @@ class basic_task_group {
     }
   }
 
-  /// Returns once it finds every task of the group finished (every task
-  /// run() so far, and any that a concurrent run() adds before the wait
-  /// sees the group done); rethrows the first exception. Any thread, any
-  /// number at once. The group may be destroyed
+  /// Returns once every task run() so far has finished (a task that a
+  /// concurrent run() counts after this wait began is not waited for);
+  /// rethrows the kept exception. Any thread, any number at once. The group may be destroyed
   /// as soon as one waiter returned, while other threads are still inside
   /// wait(): every wait counts itself in `state_` (`inside_one`) with its
   /// first touch of the group and out with its last, and the destructor
@@ -130,7 +135,7 @@ class basic_task_group {
   /// waits have begun (for instance, seen blocked).
   void wait() {
     const std::uint64_t seen = enter();
-    if (!done(seen)) wait_all();
+    if (!done(seen)) wait_all(seen);
     // Also when the group was done at once: a group reused in rounds whose
     // waits all find it done frees each round at the next wait ("who frees").
     if (waited_before()) prune();
@@ -150,14 +155,23 @@ class basic_task_group {
   friend struct detail::group_task;
   friend struct detail::pool_access<Sync>;
 
-  // state_: | waiter bit | completers still notifying (15 bits) | waiters inside wait() (16 bits) |
-  //         | unfinished tasks (32 bits) |
+  // state_: | waiter bit | completers still notifying (11 bits) | waits inside wait() (14 bits) |
+  //         | crossings (10 bits, wrapping) | unfinished tasks (28 bits) |
+  // A crossing is a completion that brings the count to 0: it also steps the
+  // crossings field in the same CAS, so a wait tells "every task counted when
+  // I began has finished" from the count alone being 0 now (a later run()
+  // may have counted new tasks since).
   static constexpr std::uint64_t waiter_bit = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 48;
+  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 52;
   static constexpr std::uint64_t notifier_mask = waiter_bit - notifier_one;
-  static constexpr std::uint64_t inside_one = std::uint64_t{1} << 32;
+  static constexpr std::uint64_t inside_one = std::uint64_t{1} << 38;
   static constexpr std::uint64_t inside_mask = notifier_one - inside_one;
-  static constexpr std::uint64_t count_mask = inside_one - 1;
+  static constexpr std::uint64_t crossing_one = std::uint64_t{1} << 28;
+  static constexpr std::uint64_t crossing_mask = inside_one - crossing_one;
+  static constexpr std::uint64_t count_mask = crossing_one - 1;
+  /// run() refuses a task past this many unfinished ones (the count's field
+  /// keeps the rest as headroom for run()s racing the check).
+  static constexpr std::uint64_t max_unfinished = count_mask >> 1;
 
   static constexpr detail::pool_mutation mutation = detail::pool_mutation_of<Sync>();
 
@@ -193,10 +207,10 @@ class basic_task_group {
     if ((seen & inside_mask) == inside_mask) too_many_waiters();  // the count wrapped into the notifiers'
     return seen;
   }
-  /// More waits of one group in progress at once than its 16-bit count holds (SPEC POOL-11): the
+  /// More waits of one group in progress at once than its 14-bit count holds (SPEC POOL-11): the
   /// state word is already wrong, so no wait of this group could be trusted to return.
   [[noreturn]] static void too_many_waiters() noexcept {
-    std::fputs("pilfer task_group: more than 65535 waits of one group in progress at once; terminating\n", stderr);
+    std::fputs("pilfer task_group: more than 16383 waits of one group in progress at once; terminating\n", stderr);
     std::fflush(stderr);
     std::terminate();
   }
@@ -218,9 +232,20 @@ class basic_task_group {
   /// Every task finished and no completer still notifies, in state `v`.
   static bool done(std::uint64_t v) noexcept { return (v & count_mask) == 0 && (v & notifier_mask) == 0; }
 
+  /// State `v` is past the end of every task counted in the state `seen` a
+  /// wait began with: the count is 0, or a crossing came since (its
+  /// crossings field differs; it wraps after 1024, and a wait that misses
+  /// exactly 1024k crossings waits for the next one).
+  static bool crossed(std::uint64_t v, std::uint64_t seen) noexcept {
+    return (v & count_mask) == 0 || ((v ^ seen) & crossing_mask) != 0;
+  }
+
   // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
-  // effects (and the kept exception) are visible once the count reads 0.
-  bool done() const noexcept { return done(state_.load(PILFER_SITE("pool.G2", acquire))); }
+  // effects (and the kept exception) are visible once a crossing is read.
+  bool done_since(std::uint64_t seen) const noexcept {
+    const std::uint64_t v = state_.load(PILFER_SITE("pool.G2", acquire));
+    return crossed(v, seen) && (v & notifier_mask) == 0;
+  }
 
   /// After wait_all(): every completer is done with error_ (count 0 read
   /// with acquire). Every waiter gets the error (a copy, under the mutex:
@@ -391,15 +416,15 @@ class basic_task_group {
   /// bit and counts itself as notifying in the same CAS, notifies, and
   /// uncounts itself as its very last touch of the group; a waiter returns
   /// only once no completer is notifying.
-  void block() noexcept {
+  void block(std::uint64_t seen) noexcept {
     // [pool.G3] acq_rel: announce the sleeper; the completers' CAS reads it.
     std::uint64_t v = state_.fetch_or(waiter_bit, PILFER_SITE("pool.G3", acq_rel)) | waiter_bit;
     detail::backoff<Sync> b;
     for (;;) {
-      // Crossed: the count reached 0 since we set the bit (the bit is
-      // cleared only by the completer that brings the count to 0).
-      const bool crossed = (v & count_mask) == 0 || (v & waiter_bit) == 0;
-      if (crossed) {
+      // A crossing came since the wait began (or since we set the bit: the
+      // bit is cleared only by a crossing; another wait may set it again,
+      // which the crossings field sees through).
+      if (crossed(v, seen) || (v & waiter_bit) == 0) {
         if ((v & notifier_mask) == 0) return;
         b.snooze();  // a completer between its CAS and its last touch
       } else {
@@ -409,13 +434,15 @@ class basic_task_group {
     }
   }
 
-  void wait_all() {
-    if (done()) return;
+  /// Until every task counted in `seen` (the state the wait began with) has
+  /// finished: tasks a concurrent run() counts later are not waited for.
+  void wait_all(std::uint64_t seen) {
+    if (done_since(seen)) return;
     using access = detail::pool_access<Sync>;
     if (auto* w = access::current(pool_)) {
-      access::wait_group(pool_, *w, this, [this] { return done(); }, [this] { block(); });
+      access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); }, [this, seen] { block(seen); });
     } else {
-      block();
+      block(seen);
     }
   }
 
@@ -423,14 +450,22 @@ class basic_task_group {
   // exception, or null (taken by reference: the common no-error path moves nothing).
   void complete(std::exception_ptr&& e) noexcept {
     if (e) {
-      // [pool.G4] relaxed: the winner's write of error_ is published by its
-      // CAS below (release), read after the waiter's acquire of 0.
-      if (error_claimed_.exchange(1, PILFER_SITE("pool.G4", relaxed)) == 0) {
-        // Under the mutex: a wait that began between rounds may read error_
-        // (take_error, under the mutex) while this task of the new round
-        // fails; the error path alone pays for the lock.
-        std::lock_guard<typename Sync::mutex> g(members_mu_);
+      // [pool.G4] relaxed: error_ is written under the mutex below and
+      // published by the CAS further down (release), read after a waiter's
+      // acquire of the crossing.
+      error_claimed_.store(1, PILFER_SITE("pool.G4", relaxed));
+      // Under the mutex: a wait that began between rounds may read error_
+      // (take_error, under the mutex) while this task of a new round fails;
+      // the error path alone pays for the lock. The kept exception is the
+      // first one not yet collected: a later one of the same round is
+      // dropped (POOL-10: waits rethrow one of them), but one that comes
+      // after the kept one was collected replaces it — a run() that found a
+      // wait in progress did not forget the collected one, and this one
+      // would otherwise reach nobody.
+      std::lock_guard<typename Sync::mutex> g(members_mu_);
+      if (!error_.read() || collected_.read()) {
         error_.write() = std::move(e);
+        collected_.write() = false;
       }
     }
     // [pool.G2] acq_rel: release publishes the task's effects; acquire reads
@@ -440,7 +475,11 @@ class basic_task_group {
     std::uint64_t next;
     do {
       next = old - 1;
-      if ((next & count_mask) == 0 && (next & waiter_bit) != 0) next = (next & ~waiter_bit) + notifier_one;
+      if ((next & count_mask) == 0) {
+        // A crossing: step the crossings field (wrapping inside it).
+        next = (next & ~crossing_mask) | ((next + crossing_one) & crossing_mask);
+        if ((next & waiter_bit) != 0) next = (next & ~waiter_bit) + notifier_one;
+      }
     } while (!state_.compare_exchange_weak(old, next, PILFER_SITE("pool.G2", acq_rel), PILFER_SITE("pool.G2", relaxed)));
     if ((old & waiter_bit) != 0 && (next & waiter_bit) == 0) {
       state_.notify_all();

@@ -406,6 +406,14 @@ void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noex
   r.request_stop();
 }
 
+/// A cancellation escaped a task's body (called in its handler): the pool's shutdown(cancel)
+/// cancels the run; otherwise it is the task's exception.
+template <class Sync, class Ctx>
+void cancelled_inside(graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+  if (ctx.cancelling()) r.mark_cancelled();
+  else record_error(r, ctx, std::current_exception());
+}
+
 /// The graph tasks the calling thread is inside, innermost first (a task may run a subflow or
 /// another graph and wait for it, running other graphs' tasks meanwhile): one frame on the stack of
 /// run_chain per chain in progress, linked through a thread slot, naming the task whose body runs
@@ -474,8 +482,11 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
     // the pool's shutdown(cancel): that cancels this run too (GRAPH-5), it is not a task's
     // failure, and nobody is told of it twice (on_uncaught). Any other cancellation (a handle's
     // cancel()) escaping the body is the body's exception.
-    if (ctx.cancelling()) r.mark_cancelled();
-    else record_error(r, ctx, std::current_exception());
+    cancelled_inside(r, ctx);
+    choice = -2;
+  } catch (const task_cancelled&) {
+    // The same for pool work the body waited for (a task group's or a submitted task's wait).
+    cancelled_inside(r, ctx);
     choice = -2;
   } catch (...) {
     record_error(r, ctx, std::current_exception());
