@@ -93,21 +93,21 @@ class basic_task_group {
       detail::task_memory<Sync>::destroy(t);
       throw;
     }
-    // [pool.G4] relaxed: 0 = no task of this group failed since the last
-    // forget; a failure that happens-before this run() (a wait that took it)
-    // is seen (coherence).
-    if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0) forget_collected_error();
     // Counted before it is listed: a wait may claim, run and complete it as
     // soon as it is listed, and its decrement must not meet a count that
     // lacks it (a wait would return while another task still runs).
     // [pool.G1] relaxed: ordered before the task's decrement by the member
     // list's push (release; a claim acquires it) or the queue's publication.
-    if ((state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed)) & count_mask) >= max_unfinished) {
-      // [pool.G1] relaxed: undoes the count above; the count stays far from 0.
-      state_.fetch_sub(1, PILFER_SITE("pool.G1", relaxed));
-      detail::task_memory<Sync>::destroy(t);
-      throw std::length_error("pilfer task_group: more than 134217727 unfinished tasks in one group");
-    }
+    const std::uint64_t before = state_.fetch_add(1, PILFER_SITE("pool.G1", relaxed));
+    if ((before & count_mask) >= max_unfinished) refuse_past_limit(t);
+    // A new round: the group was done and no wait was inside at the count
+    // above (one RMW: a wait that begins later waits for this task, one that
+    // began earlier is still inside): forget a collected exception.
+    // [pool.G4] relaxed: 0 = no task failed since the last forget; a failure
+    // whose collecting wait happens-before this run() is seen (coherence);
+    // a missed one is forgotten by a later run() (the rounds merge).
+    if ((before & (count_mask | inside_mask)) == 0 && error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0)
+      forget_collected_error();
     push_member(t);
     try {
       access::place(pool_, w, t, o);
@@ -267,14 +267,14 @@ class basic_task_group {
     return collected_.read() ? nullptr : error_.read();
   }
 
-  /// A new round after a collected error: forget it. Count 0 (acquire):
-  /// every completer of the last round is done with error_; waiters read it
-  /// under this mutex. Not while a wait is inside: it may have found the
-  /// last round done and not yet taken its error (it would return as if no
-  /// task failed); the rounds then merge, and a later run() forgets.
+  /// A new round after a collected error (run() found the group done and
+  /// no wait inside): forget it. error_ is written and read under this
+  /// mutex. Not when it is no longer collected: a task of the new round
+  /// (counted by a concurrent run()) failed meanwhile and its exception
+  /// replaced the collected one (keep_error).
   void forget_collected_error() {
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    if (collected_.read() && (state_.load(PILFER_SITE("pool.G2", acquire)) & (count_mask | inside_mask)) == 0) {
+    if (collected_.read()) {
       error_.write() = nullptr;
       error_claimed_.store(0, PILFER_SITE("pool.G4", relaxed));
       collected_.write() = false;
@@ -446,28 +446,40 @@ class basic_task_group {
     }
   }
 
+  /// complete()'s error path, out of line: the common path stays small.
+  [[gnu::cold, gnu::noinline]] void keep_error(std::exception_ptr&& e) noexcept {
+    // [pool.G4] relaxed: error_ is written under the mutex below and
+    // published by complete()'s CAS (release), read after a waiter's
+    // acquire of the crossing.
+    error_claimed_.store(1, PILFER_SITE("pool.G4", relaxed));
+    // Under the mutex: a wait that began between rounds may read error_
+    // (take_error, under the mutex) while this task of a new round fails;
+    // the error path alone pays for the lock. The kept exception is the
+    // first one not yet collected: a later one of the same round is
+    // dropped (POOL-10: waits rethrow one of them), but one that comes
+    // after the kept one was collected replaces it — a run() that found a
+    // wait in progress did not forget the collected one, and this one
+    // would otherwise reach nobody.
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    if (!error_.read() || collected_.read()) {
+      error_.write() = std::move(e);
+      collected_.write() = false;
+    }
+  }
+
+  /// run() past max_unfinished: undo the count, free the task, throw.
+  template <class T>
+  [[gnu::cold, gnu::noinline]] void refuse_past_limit(T* t) {
+    // [pool.G1] relaxed: undoes run()'s count; the count stays far from 0.
+    state_.fetch_sub(1, PILFER_SITE("pool.G1", relaxed));
+    detail::task_memory<Sync>::destroy(t);
+    throw std::length_error("pilfer task_group: more than 134217727 unfinished tasks in one group");
+  }
+
   // Called by a finished or cancelled group_task after it destroyed its callable. `e`: its
   // exception, or null (taken by reference: the common no-error path moves nothing).
   void complete(std::exception_ptr&& e) noexcept {
-    if (e) {
-      // [pool.G4] relaxed: error_ is written under the mutex below and
-      // published by the CAS further down (release), read after a waiter's
-      // acquire of the crossing.
-      error_claimed_.store(1, PILFER_SITE("pool.G4", relaxed));
-      // Under the mutex: a wait that began between rounds may read error_
-      // (take_error, under the mutex) while this task of a new round fails;
-      // the error path alone pays for the lock. The kept exception is the
-      // first one not yet collected: a later one of the same round is
-      // dropped (POOL-10: waits rethrow one of them), but one that comes
-      // after the kept one was collected replaces it — a run() that found a
-      // wait in progress did not forget the collected one, and this one
-      // would otherwise reach nobody.
-      std::lock_guard<typename Sync::mutex> g(members_mu_);
-      if (!error_.read() || collected_.read()) {
-        error_.write() = std::move(e);
-        collected_.write() = false;
-      }
-    }
+    if (e) keep_error(std::move(e));
     // [pool.G2] acq_rel: release publishes the task's effects; acquire reads
     // the waiter bit. The last decrement with a waiter clears the bit and
     // counts this completer as notifying.
