@@ -233,11 +233,12 @@ class basic_task_group {
   static bool done(std::uint64_t v) noexcept { return (v & count_mask) == 0 && (v & notifier_mask) == 0; }
 
   /// State `v` is past the end of every task counted in the state `seen` a
-  /// wait began with: the count is 0, or a crossing came since (its
-  /// crossings field differs; it wraps after 1024, and a wait that misses
-  /// exactly 1024k crossings waits for the next one).
+  /// wait began with: none was counted (the wait only waits for notifiers
+  /// to leave), the count is 0, or a crossing came since (its crossings
+  /// field differs; it wraps after 1024, and a wait that misses exactly
+  /// 1024k crossings waits for the next one).
   static bool crossed(std::uint64_t v, std::uint64_t seen) noexcept {
-    return (v & count_mask) == 0 || ((v ^ seen) & crossing_mask) != 0;
+    return (seen & count_mask) == 0 || (v & count_mask) == 0 || ((v ^ seen) & crossing_mask) != 0;
   }
 
   // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
