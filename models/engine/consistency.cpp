@@ -2,7 +2,6 @@
 #include "checker.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace pilfer::model::engine {
 
@@ -131,45 +130,70 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
       for (auto b : out_fence_eco) add.emplace_back(sc_of(f), b);
     }
     if (e.sc) {  // in-edges a -> e
+      // From an SC fence a: psc_F's [F];hb;scb, i.e. some x hb-after a with scb(x, e). An x whose
+      // scb(x, e) is not a same-location step reaches e through e's sb-predecessor p (x sb e,
+      // or sb;hb;sb ending at p or at an event sb-before p), so hb(a, x) gives hb(a, p); and
+      // x = p is such an x. What is left are the x on e's own location.
+      const event* p = e.index > 0 ? &events_[threads_[e.thread].events[e.index - 1]] : nullptr;
       for (auto ag : sc_nodes_) {
         if (ag == gid) continue;
         const event& a = events_[ag];
-        bool edge = false;
-        if (a.kind != ek::fence) {
-          edge = scb(a, e);
-        } else {
-          edge = scb(a, e);
-          for (std::size_t x = 0; !edge && x < events_.size(); ++x)
-            if (hbq(a, events_[x]) && scb(events_[x], e)) edge = true;
+        bool edge = scb(a, e);
+        if (!edge && a.kind == ek::fence) {
+          edge = p && hbq(a, *p);
+          for (std::size_t i = 0; !edge && i < l.acc.size(); ++i) {
+            const event& x = events_[l.acc[i]];
+            if (hbq(a, x) && scb(x, e)) edge = true;
+          }
         }
         if (edge) add.emplace_back(sc_of(a), sc_of(e));
       }
     }
   } else if (e.kind == ek::fence && e.sc) {
     // in-edges a -> e. From an access: scb(a, b') for b' hb? e. From a fence: psc_F.
-    std::unordered_map<std::uint32_t, std::uint64_t> maxkey;  // per location, over accesses hb-before e
-    for (std::size_t x = 0; x < events_.size(); ++x) {
-      const event& y = events_[x];
-      if (x == gid || !(y.rd || y.wr) || !hbq(y, e)) continue;
-      auto [it, ins] = maxkey.emplace(y.loc, key_of(y));
-      if (!ins) it->second = std::max(it->second, key_of(y));
+    // Per location, the largest key over its accesses hb-before e (`maxkey`: pairs of location
+    // and key, one per location that has such an access).
+    std::vector<std::pair<std::uint32_t, std::uint64_t>>& maxkey = psc_maxkey_;
+    maxkey.clear();
+    for (std::uint32_t lid = 0; lid < locs_.size(); ++lid) {
+      bool any = false;
+      std::uint64_t k = 0;
+      for (auto yg : locs_[lid].acc) {
+        const event& y = events_[yg];
+        if (yg == gid || !(y.rd || y.wr) || !hbq(y, e)) continue;
+        k = any ? std::max(k, key_of(y)) : key_of(y);
+        any = true;
+      }
+      if (any) maxkey.emplace_back(lid, k);
     }
+    // The join of the views of the accesses eco-before such an access on their location: a
+    // fence a has some access y with hb(a, y) among them iff a's index is below its thread's entry.
+    view eco_before{};
+    for (const auto& [lid, k] : maxkey)
+      for (auto yg : locs_[lid].acc) {
+        const event& y = events_[yg];
+        if ((y.rd || y.wr) && key_of(y) < k) eco_before.join(y.v);
+      }
     for (auto ag : sc_nodes_) {
       if (ag == gid) continue;
       const event& a = events_[ag];
       bool edge = false;
       if (a.kind != ek::fence) {
+        // Some x hb-before e with scb(a, x). An x whose scb(a, x) is not a same-location step
+        // is reached from a's sb-successor n (a sb x, or sb;hb;sb starting at n or at an event
+        // sb-after n), so hb(x, e) gives hb(n, e); and x = n is such an x. What is left are
+        // the x on a's own location.
         edge = scb(a, e);
-        for (std::size_t x = 0; !edge && x < events_.size(); ++x)
-          if (x != gid && hbq(events_[x], e) && scb(a, events_[x])) edge = true;
-      } else {
-        edge = hbq(a, e);
-        for (std::size_t x = 0; !edge && x < events_.size(); ++x) {
-          const event& y = events_[x];
-          if (!(y.rd || y.wr) || !hbq(a, y)) continue;
-          auto it = maxkey.find(y.loc);
-          if (it != maxkey.end() && key_of(y) < it->second) edge = true;
+        const auto& as = threads_[a.thread].events;
+        if (!edge && a.index + 1 < as.size()) edge = hbq(events_[as[a.index + 1]], e);
+        const auto& acc = locs_[a.loc].acc;
+        for (std::size_t i = 0; !edge && i < acc.size(); ++i) {
+          const event& x = events_[acc[i]];
+          if (acc[i] != gid && hbq(x, e) && scb(a, x)) edge = true;
         }
+      } else {
+        // Some access y hb-after a that is eco-before an access hb-before e (on y's location).
+        edge = hbq(a, e) || a.index < eco_before.c[a.thread];
       }
       if (edge) add.emplace_back(sc_of(a), sc_of(e));
     }
