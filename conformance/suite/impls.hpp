@@ -8,7 +8,9 @@ namespace pilfer::conformance::suite {
 void add_deques(registry& r);
 void add_injectors(registry& r);
 void add_pools(registry& r);
+void add_graphs(registry& r);  // graph executors (graphs.cpp)
+// The mutants, built when PILFER_CONFORMANCE_MUTANTS is on (conformance/CMakeLists.txt).
 void add_deque_mutants(registry& r);
 void add_other_mutants(registry& r);
-void add_graphs(registry& r);  // graph executors and their mutants (graphs.cpp)
+void add_graph_mutants(registry& r);
 }  // namespace pilfer::conformance::suite
