@@ -13,13 +13,18 @@
 //   join_fairness    1 worker computing fib by join; an outside task X must start before the recursion ends (POOL-8).
 //   dropped_handles  throwing tasks whose handles are dropped before they run, after they finish, or collected
 //                    with get(); fire-and-forget throwers: on_uncaught counts exactly the lost ones (POOL-21, POOL-10).
+//   reused_group     one task_group reused for many rounds on 1-4 workers: a driver runs rounds (some tasks throw) while
+//                    outside threads and pool tasks wait at random moments: each wait returns only after the tasks
+//                    counted when it began, rethrows if one of those threw, and never sleeps through a later round (POOL-11).
 // Every pool is a basic_pool<chaos_sync>: --chaos N injects seeded yields/sleeps at about one in N atomic
 // operations. A watchdog fails the run, printing every worker's state (pool.snapshot()), when no task
 // completes for --watchdog seconds (default 30).
 // --mutant old_sleep|old_helping|silent_requeue builds the same scenarios on pilfer's pool compiled with its old sleep
 // protocol, its old helping waits, or without announcing a batch steal's rest (the pool's pool_mutation hook): they must fail there (a watchdog dump, a deadlock, a
-// depth check) — the evidence that these stress scenarios can fail.
-// Usage: stress_pool_waits [--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue] [common options: stress_common.hpp]
+// depth check) — the evidence that these stress scenarios can fail. --mutant wait_on_live_count|forget_before_count
+// compiles task_group with a wait that ends on the live count (it sleeps through a later round: reused_group's
+// handoff hangs, a watchdog dump) or a run() that forgets the kept exception before counting (check W3 fails).
+// Usage: stress_pool_waits [--scenario NAME] [--mutant none|MUTANT] [common options: stress_common.hpp]
 #include <pilfer/pool.hpp>
 
 #include <algorithm>
@@ -366,6 +371,201 @@ struct scenarios {
                 static_cast<unsigned long long>(lost_total), d.elapsed());
   }
 
+  // ------------------------------------------------------------------------------------------- reused_group
+  // One task_group reused for 20-100 rounds on 1-4 workers. A driver thread runs rounds of 1-4 tasks (some throw,
+  // some spin or sleep) and waits for some of them itself; 1-3 outside threads and (half the sets) tasks spawned
+  // into the pool wait for the same group at random moments. Tasks are numbered in run() order: `begun` counts
+  // run() calls begun, `issued` those returned, so the tasks below `issued` were counted before a wait that reads
+  // it. Each wait checks on return (POOL-11, POOL-10):
+  //   W1 every task counted before it began has finished;
+  //   W2 it threw if a task below `issued` that had not finished when it began threw — checked when no run() was
+  //      in progress from its start to its return (such a task is covered, or finished before the wait's first
+  //      touch with no run() since to forget its exception);
+  //   W3 in a set whose every task throws, it threw if any task had finished when it began: the kept exception
+  //      is forgotten only in one step with a new round's count, whose task throws too;
+  //   W4 handoff: a gate task keeps a round open until a wait inside the pool is seen blocked on it (its worker
+  //      `waiting`); once the driver's wait saw that round end, a task of the next round spins until that wait
+  //      has returned. A wait that sleeps through a round run() started after its own round ended hangs there:
+  //      the watchdog reports it.
+  // The group is destroyed only after every wait of it returned.
+  struct reuse_error {};  // what the tasks throw
+  struct reuse_task {
+    std_sync::atomic<unsigned> finished{0};
+    bool throws = false;
+    std::uint64_t spins = 0;
+    unsigned sleep_us = 0;
+    const std_sync::atomic<unsigned>* until = nullptr;  // spin first until *until >= until_value (gate, handoff)
+    unsigned until_value = 0;
+  };
+  struct reuse_waiter {                   // an in-pool wait (a handoff task may spin until it returned)
+    std_sync::atomic<unsigned> phase{0};  // 1 calling wait(), 2 returned
+    unsigned worker = ~0u;                // written before phase 1
+  };
+  struct reuse_set {
+    group_type* grp = nullptr;
+    bool all_throw = false;
+    std::unique_ptr<reuse_task[]> tasks;
+    std_sync::atomic<std::uint64_t> begun{0}, issued{0};  // run() calls begun / returned (driver only)
+  };
+  struct reuse_stats {
+    std_sync::atomic<std::uint64_t> waits{0}, threw{0}, w2{0}, w3{0};
+    void add(std_sync::atomic<std::uint64_t>& c) { c.fetch_add(1, PILFER_SITE("stress.count", relaxed)); }
+  };
+
+  /// One checked wait of the set's group (W1-W3), from any thread.
+  static void checked_wait(reuse_set& s, reuse_stats& st, failures& fail, reuse_waiter* me = nullptr) {
+    const std::uint64_t issued = s.issued.load(PILFER_SITE("stress.reuse", seq_cst));
+    const std::uint64_t begun = s.begun.load(PILFER_SITE("stress.reuse", seq_cst));
+    bool covers_thrower = false, one_finished = false;
+    for (std::uint64_t i = 0; i < issued; ++i) {
+      const bool f = s.tasks[i].finished.load(PILFER_SITE("stress.reuse", acquire)) != 0;
+      one_finished |= f;
+      covers_thrower |= !f && s.tasks[i].throws;
+    }
+    if (me) me->phase.store(1, PILFER_SITE("stress.reuse", release));
+    bool threw = false;
+    try {
+      s.grp->wait();
+    } catch (const reuse_error&) {  // not read: TSan does not see libstdc++'s exception_ptr reference counts
+      threw = true;
+    } catch (...) {
+      fail.fail("POOL-10: a wait rethrew an exception no task threw");
+    }
+    if (me) me->phase.store(2, PILFER_SITE("stress.reuse", release));
+    const bool quiet = issued == begun && s.begun.load(PILFER_SITE("stress.reuse", seq_cst)) == begun;
+    for (std::uint64_t i = 0; i < issued; ++i)  // W1
+      if (s.tasks[i].finished.load(PILFER_SITE("stress.reuse", acquire)) == 0)
+        fail.fail("POOL-11: a wait returned before a task counted when it began had finished (task, counted)", i, issued);
+    if (quiet && covers_thrower) {  // W2
+      st.add(st.w2);
+      if (!threw) fail.fail("POOL-11/POOL-10: a wait returned normally though a task it covered threw (counted)", issued);
+    }
+    if (s.all_throw && one_finished) {  // W3
+      st.add(st.w3);
+      if (!threw)
+        fail.fail("POOL-11: a wait returned normally while the group kept an exception (all throw; counted)", issued);
+    }
+    st.add(st.waits);
+    if (threw) st.add(st.threw);
+  }
+
+  // @verifies POOL-11 POOL-10
+  static void reused_group(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 16);
+    std::uint64_t sets = 0, rounds = 0, tasks = 0, handoffs = 0, handoff_tries = 0;
+    unsigned min_workers = ~0u, max_workers = 0;
+    reuse_stats st;
+    while (!fail.any() && (o.iterations ? sets < o.iterations : !d.passed())) {
+      const unsigned workers = o.workers ? o.workers : 1 + static_cast<unsigned>(r.below(4));
+      min_workers = std::min(min_workers, workers);
+      max_workers = std::max(max_workers, workers);
+      const unsigned n_rounds = 20 + static_cast<unsigned>(r.below(81));
+      const bool in_pool = r.below(2) == 0;
+      pool_type p(pool_opts(workers));
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
+      group_type grp(p);
+      reuse_set s;
+      s.grp = &grp;
+      s.all_throw = r.below(4) == 0;
+      s.tasks = std::make_unique<reuse_task[]>(std::size_t{n_rounds} * 4);
+      std::uint64_t n = 0;  // tasks run so far (the driver alone runs them)
+      auto add_task = [&](bool throws, const std_sync::atomic<unsigned>* until, unsigned until_value) {
+        reuse_task& t = s.tasks[n];
+        t.throws = s.all_throw || throws;
+        t.spins = r.below(std::uint64_t{1} << r.below(14));
+        t.sleep_us = r.below(8) == 0 ? static_cast<unsigned>(r.below(200)) : 0;
+        t.until = until;
+        t.until_value = until_value;
+        s.begun.store(n + 1, PILFER_SITE("stress.reuse", seq_cst));
+        grp.run([&t] {
+          if (t.until)
+            while (t.until->load(PILFER_SITE("stress.reuse", acquire)) < t.until_value) std_sync::yield();
+          for (std::uint64_t i = 0; i < t.spins; ++i) std_sync::spin_hint();
+          if (t.sleep_us) std::this_thread::sleep_for(std::chrono::microseconds(t.sleep_us));
+          progress();
+          t.finished.store(1, PILFER_SITE("stress.reuse", release));  // the last action (but the throw)
+          if (t.throws) throw reuse_error{};
+        });
+        s.issued.store(++n, PILFER_SITE("stress.reuse", seq_cst));
+      };
+      // In-pool waits: records live until the set ends; `pool_waits_done` counts those returned.
+      std::vector<std::unique_ptr<reuse_waiter>> pool_waiters;
+      std_sync::atomic<std::uint64_t> pool_waits_done{0};
+      auto spawn_waiter = [&]() -> reuse_waiter& {
+        auto& w = *pool_waiters.emplace_back(std::make_unique<reuse_waiter>());
+        p.spawn([&s, &st, &fail, &p, &w, &pool_waits_done] {
+          w.worker = p.current_worker_index().value_or(~0u);
+          checked_wait(s, st, fail, &w);
+          pool_waits_done.fetch_add(1, PILFER_SITE("stress.reuse", release));
+        });
+        return w;
+      };
+      // Outside waiters: 1-3 threads waiting at random moments until the driver is done.
+      std_sync::atomic<unsigned> stop{0};
+      std::vector<std_sync::thread> outside;
+      const unsigned n_outside = 1 + static_cast<unsigned>(r.below(3));
+      for (unsigned k = 0; k < n_outside; ++k) {
+        outside.emplace_back([&, k, seed = r.next()] {
+          rng wr(seed, k);
+          while (stop.load(PILFER_SITE("stress.reuse", acquire)) == 0) {
+            if (wr.below(2) == 0) gap(wr);
+            if (wr.below(16) == 0) std::this_thread::sleep_for(std::chrono::microseconds(wr.below(300)));
+            checked_wait(s, st, fail);
+          }
+        });
+      }
+      std_sync::atomic<unsigned> gate{0};
+      unsigned gates = 0;
+      for (unsigned round = 0; round < n_rounds && !fail.any(); ++round, ++rounds) {
+        if (workers >= 2 && in_pool && r.below(6) == 0) {
+          // W4: gate task G, then a wait inside the pool that covers it; seen blocked (or given up after 100 ms)?
+          ++handoff_tries;
+          add_task(r.below(3) == 0, &gate, ++gates);
+          reuse_waiter& w = spawn_waiter();
+          bool blocked = false;
+          for (const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+               !blocked && std::chrono::steady_clock::now() < until; std_sync::yield()) {
+            if (w.phase.load(PILFER_SITE("stress.reuse", acquire)) != 1) continue;
+            const auto snap = p.snapshot();
+            blocked = w.worker < snap.size() && snap[w.worker].state == pilfer::worker_state::waiting;
+          }
+          gate.store(gates, PILFER_SITE("stress.reuse", release));
+          if (blocked) {
+            // Its round ends: a wait that covers every task run so far returns (a task's `finished` flag is not
+            // enough: the group counts the task out after it). Then a task of the next round waits for its return.
+            checked_wait(s, st, fail);
+            add_task(r.below(3) == 0, &w.phase, 2);
+            ++handoffs;
+          }
+        } else {
+          for (std::uint64_t k = 1 + r.below(4); k > 0; --k) add_task(r.below(3) == 0, nullptr, 0);
+        }
+        if (in_pool && r.below(4) == 0) spawn_waiter();
+        switch (r.below(4)) {
+          case 0: case 1: checked_wait(s, st, fail); break;  // the driver waits for its round
+          case 2: gap(r); break;
+          default: break;  // the next round comes at once (overlapping waits merge rounds)
+        }
+      }
+      // Every wait of the group returns before it is destroyed (POOL-11's contract).
+      stop.store(1, PILFER_SITE("stress.reuse", release));
+      for (auto& t : outside) t.join();
+      while (pool_waits_done.load(PILFER_SITE("stress.reuse", acquire)) < pool_waiters.size()) std_sync::yield();
+      checked_wait(s, st, fail);
+      tasks += n;
+      ++sets;
+    }
+    const auto get = [](const std_sync::atomic<std::uint64_t>& c) {
+      return static_cast<unsigned long long>(c.load(PILFER_SITE("stress.count", relaxed)));
+    };
+    std::printf("reused_group: sets=%llu rounds=%llu tasks=%llu waits=%llu threw=%llu w2_checked=%llu w3_checked=%llu "
+                "handoffs=%llu/%llu workers=%u-%u elapsed=%.1fs\n",
+                static_cast<unsigned long long>(sets), static_cast<unsigned long long>(rounds),
+                static_cast<unsigned long long>(tasks), get(st.waits), get(st.threw), get(st.w2), get(st.w3),
+                static_cast<unsigned long long>(handoffs), static_cast<unsigned long long>(handoff_tries),
+                sets ? min_workers : 0u, max_workers, d.elapsed());
+  }
 
   static void run(const std::string& scenario, const options& o, failures& fail, watchdog& wd) {
     auto want = [&](std::string_view s) { return (scenario.empty() || scenario == s) && !fail.any(); };
@@ -374,6 +574,7 @@ struct scenarios {
     if (want("many_waiters")) many_waiters(o, fail, wd);
     if (want("join_fairness")) join_fairness(o, fail, wd);
     if (want("dropped_handles")) dropped_handles(o, fail, wd);
+    if (want("reused_group")) reused_group(o, fail, wd);
   }
 };
 
@@ -385,6 +586,12 @@ struct old_helping_sync : chaos_sync {
 };
 struct silent_requeue_sync : chaos_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
+};
+struct wait_on_live_count_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::wait_on_live_count;
+};
+struct forget_before_count_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::forget_before_count;
 };
 
 }  // namespace
@@ -398,17 +605,18 @@ int main(int argc, char** argv) {
     if (!take_option(argc, argv, i, "--scenario", scenario, program) && !take_option(argc, argv, i, "--mutant", mutant, program))
       rest.push_back(argv[i]);
   }
-  if (!one_of(mutant, "none|old_sleep|old_helping|silent_requeue")) {
-    std::fprintf(stderr, "%s: unknown --mutant '%s' (none|old_sleep|old_helping|silent_requeue)\n", program, mutant.c_str());
+  const char* mutants = "none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count";
+  if (!one_of(mutant, mutants)) {
+    std::fprintf(stderr, "%s: unknown --mutant '%s' (%s)\n", program, mutant.c_str(), mutants);
     return 2;
   }
-  const char* names = "barrier|wait_graph|many_waiters|join_fairness|dropped_handles";
+  const char* names = "barrier|wait_graph|many_waiters|join_fairness|dropped_handles|reused_group";
   if (!scenario.empty() && !one_of(scenario, names)) {
     std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
     return 2;
   }
   const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0,
-                       "[--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue] ");
+                       "[--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count] ");
   chaos_control::configure(o.chaos, o.seed);
   failures fail;
   watchdog wd(program, o.watchdog, o.seed);
@@ -418,6 +626,10 @@ int main(int argc, char** argv) {
     scenarios<old_helping_sync>::run(scenario, o, fail, wd);
   } else if (mutant == "silent_requeue") {
     scenarios<silent_requeue_sync>::run(scenario, o, fail, wd);
+  } else if (mutant == "wait_on_live_count") {
+    scenarios<wait_on_live_count_sync>::run(scenario, o, fail, wd);
+  } else if (mutant == "forget_before_count") {
+    scenarios<forget_before_count_sync>::run(scenario, o, fail, wd);
   } else {
     scenarios<chaos_sync>::run(scenario, o, fail, wd);
   }

@@ -91,7 +91,9 @@ enum class pool_mutation : unsigned char {
   old_sleep_protocol,  ///< a woken worker is not counted as searching (issue 8 point 1)
   old_helping,         ///< waits run any task until done (issue 8 points 2, 3)
   silent_requeue,      ///< items a thread moves into its own deque (batch steal, put back) are not announced
-  uncounted_error_read  ///< a task group wait reads the kept error after counting itself out (task_group.hpp, invariant W)
+  uncounted_error_read,  ///< a task group wait reads the kept error after counting itself out (task_group.hpp, invariant W)
+  wait_on_live_count,    ///< a task group wait ends when the live count is 0, not when the tasks counted when it began are done
+  forget_before_count    ///< task group run() forgets a collected exception before it counts its task, not in the same step
 };
 
 template <class Sync>

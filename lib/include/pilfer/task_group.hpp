@@ -93,6 +93,14 @@ class basic_task_group {
       detail::task_memory<Sync>::destroy(t);
       throw;
     }
+    // pool_mutation::forget_before_count (stress evidence): the old order, a
+    // forget when the group looks done and no wait is inside, then the count:
+    // a wait that begins between the two finds the group done and nothing kept.
+    if constexpr (mutation == detail::pool_mutation::forget_before_count) {
+      if ((state_.load(PILFER_SITE("pool.G2", acquire)) & (count_mask | inside_mask)) == 0 &&
+          error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0)
+        forget_collected_error();
+    }
     // Counted before it is listed: a wait may claim, run and complete it as
     // soon as it is listed, and its decrement must not meet a count that
     // lacks it (a wait would return while another task still runs).
@@ -106,8 +114,10 @@ class basic_task_group {
     // [pool.G4] relaxed: 0 = no task failed since the last forget; a failure
     // whose collecting wait happens-before this run() is seen (coherence);
     // a missed one is forgotten by a later run() (the rounds merge).
-    if ((before & (count_mask | inside_mask)) == 0 && error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0)
-      forget_collected_error();
+    if constexpr (mutation != detail::pool_mutation::forget_before_count) {
+      if ((before & (count_mask | inside_mask)) == 0 && error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0)
+        forget_collected_error();
+    }
     push_member(t);
     try {
       access::place(pool_, w, t, o);
@@ -238,7 +248,14 @@ class basic_task_group {
   /// field differs; it wraps after 1024, and a wait that misses exactly
   /// 1024k crossings waits for the next one).
   static bool crossed(std::uint64_t v, std::uint64_t seen) noexcept {
-    return (seen & count_mask) == 0 || (v & count_mask) == 0 || ((v ^ seen) & crossing_mask) != 0;
+    if constexpr (mutation == detail::pool_mutation::wait_on_live_count) {
+      // The old test (stress evidence): the live count only, so a wait sleeps
+      // through a round a later run() started after its own round ended.
+      (void)seen;
+      return (v & count_mask) == 0;
+    } else {
+      return (seen & count_mask) == 0 || (v & count_mask) == 0 || ((v ^ seen) & crossing_mask) != 0;
+    }
   }
 
   // [pool.G2] acquire: pairs with the completers' acq_rel CAS: the tasks'
