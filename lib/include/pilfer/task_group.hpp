@@ -26,6 +26,8 @@ namespace pilfer {
 /// exception (task_cancelled for cancelled tasks) in every waiter; the kept
 /// exception is forgotten when run() starts a new round while no wait is in
 /// progress, so a wait that overlaps rounds may rethrow an earlier round's.
+/// A wait on a worker may also claim and run a task a concurrent run() added
+/// after it began: that task must not wait for this wait's return.
 /// The destructor waits; an exception nobody collected goes to the pool's
 /// on_uncaught handler.
 ///
