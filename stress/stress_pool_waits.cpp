@@ -578,20 +578,10 @@ struct scenarios {
   }
 };
 
-struct old_sleep_sync : chaos_sync {
-  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_sleep_protocol;
-};
-struct old_helping_sync : chaos_sync {
-  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
-};
-struct silent_requeue_sync : chaos_sync {
-  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
-};
-struct wait_on_live_count_sync : chaos_sync {
-  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::wait_on_live_count;
-};
-struct forget_before_count_sync : chaos_sync {
-  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::forget_before_count;
+/// chaos_sync with pilfer's pool (and task groups) compiled with one old, known-wrong behaviour.
+template <pilfer::detail::pool_mutation M>
+struct mutant_sync : chaos_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = M;
 };
 
 }  // namespace
@@ -615,21 +605,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
     return 2;
   }
-  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0,
-                       "[--scenario NAME] [--mutant none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count] ");
+  const std::string usage = std::string("[--scenario NAME] [--mutant ") + mutants + "] ";
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 4.0, usage.c_str());
   chaos_control::configure(o.chaos, o.seed);
   failures fail;
   watchdog wd(program, o.watchdog, o.seed);
+  using M = pilfer::detail::pool_mutation;
   if (mutant == "old_sleep") {
-    scenarios<old_sleep_sync>::run(scenario, o, fail, wd);
+    scenarios<mutant_sync<M::old_sleep_protocol>>::run(scenario, o, fail, wd);
   } else if (mutant == "old_helping") {
-    scenarios<old_helping_sync>::run(scenario, o, fail, wd);
+    scenarios<mutant_sync<M::old_helping>>::run(scenario, o, fail, wd);
   } else if (mutant == "silent_requeue") {
-    scenarios<silent_requeue_sync>::run(scenario, o, fail, wd);
+    scenarios<mutant_sync<M::silent_requeue>>::run(scenario, o, fail, wd);
   } else if (mutant == "wait_on_live_count") {
-    scenarios<wait_on_live_count_sync>::run(scenario, o, fail, wd);
+    scenarios<mutant_sync<M::wait_on_live_count>>::run(scenario, o, fail, wd);
   } else if (mutant == "forget_before_count") {
-    scenarios<forget_before_count_sync>::run(scenario, o, fail, wd);
+    scenarios<mutant_sync<M::forget_before_count>>::run(scenario, o, fail, wd);
   } else {
     scenarios<chaos_sync>::run(scenario, o, fail, wd);
   }

@@ -233,7 +233,6 @@ class checker {
   std::vector<read_candidate> scratch_cands_;
   std::vector<std::uint32_t> scratch_good_, scratch_aux_;
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> psc_maxkey_;  // psc_ok scratch (SC fences): kept to reuse its storage
   bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;
   bool failed_ = false, pruned_ = false, blocked_ = false, other_shard_ = false;

@@ -151,29 +151,22 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
     }
   } else if (e.kind == ek::fence && e.sc) {
     // in-edges a -> e. From an access: scb(a, b') for b' hb? e. From a fence: psc_F.
-    // Per location, the largest key over its accesses hb-before e (`maxkey`: pairs of location
-    // and key, one per location that has such an access).
-    std::vector<std::pair<std::uint32_t, std::uint64_t>>& maxkey = psc_maxkey_;
-    maxkey.clear();
-    for (std::uint32_t lid = 0; lid < locs_.size(); ++lid) {
-      bool any = false;
-      std::uint64_t k = 0;
-      for (auto yg : locs_[lid].acc) {
-        const event& y = events_[yg];
-        if (yg == gid || !(y.rd || y.wr) || !hbq(y, e)) continue;
-        k = any ? std::max(k, key_of(y)) : key_of(y);
-        any = true;
-      }
-      if (any) maxkey.emplace_back(lid, k);
-    }
-    // The join of the views of the accesses eco-before such an access on their location: a
-    // fence a has some access y with hb(a, y) among them iff a's index is below its thread's entry.
+    // psc_F into e: the join of the views of the accesses eco-before an access hb-before e (on
+    // their location, i.e. with a key below the largest key there hb-before e). A fence a has an
+    // access y with hb(a, y) among them iff a's index is below its thread's entry.
     view eco_before{};
-    for (const auto& [lid, k] : maxkey)
-      for (auto yg : locs_[lid].acc) {
+    for (const location& l : locs_) {
+      std::uint64_t maxkey = 0;  // 0: no key is below it (keys are >= 0)
+      for (auto yg : l.acc) {
         const event& y = events_[yg];
-        if ((y.rd || y.wr) && key_of(y) < k) eco_before.join(y.v);
+        if ((y.rd || y.wr) && hbq(y, e)) maxkey = std::max(maxkey, key_of(y));
       }
+      if (maxkey == 0) continue;
+      for (auto yg : l.acc) {
+        const event& y = events_[yg];
+        if ((y.rd || y.wr) && key_of(y) < maxkey) eco_before.join(y.v);
+      }
+    }
     for (auto ag : sc_nodes_) {
       if (ag == gid) continue;
       const event& a = events_[ag];
