@@ -515,11 +515,13 @@ template <class Sync>
 class basic_graph_run {
  public:
   basic_graph_run() noexcept = default;
-  basic_graph_run(basic_graph_run&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
+  basic_graph_run(basic_graph_run&& o) noexcept
+      : r_(std::exchange(o.r_, nullptr)), error_(std::exchange(o.error_, nullptr)) {}
   basic_graph_run& operator=(basic_graph_run&& o) noexcept {
     if (this != &o) {
       reset();
       r_ = std::exchange(o.r_, nullptr);
+      error_ = std::exchange(o.error_, nullptr);
     }
     return *this;
   }
@@ -536,10 +538,15 @@ class basic_graph_run {
   void get() {
     wait();
     auto& r = state();
-    if (r.error.read()) {
+    if (!error_ && r.error.read()) {
+      // The handle takes the exception out of the shared run state: the thread that rethrows it
+      // is then the one that drops its last reference, not a worker freeing the state later (a
+      // reference count inside libstdc++ that ThreadSanitizer cannot see would be the only order
+      // between the catcher's reads of the exception and that free).
+      error_ = std::exchange(r.error.write(), nullptr);
       r.error_taken.write() = true;
-      std::rethrow_exception(r.error.read());
     }
+    if (error_) std::rethrow_exception(error_);
     if (r.cancelled.load(PILFER_SITE("graph.E2", relaxed))) throw graph_cancelled(*r.graph_name);
   }
 
@@ -592,8 +599,10 @@ class basic_graph_run {
   }
   void reset() noexcept {
     if (r_) detail::release_run(std::exchange(r_, nullptr));
+    error_ = nullptr;
   }
   detail::graph_run_state<Sync>* r_ = nullptr;
+  std::exception_ptr error_;  // the run's first exception, once get() took it
 };
 
 using graph_run = basic_graph_run<>;

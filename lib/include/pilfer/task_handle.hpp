@@ -20,8 +20,9 @@ namespace pilfer {
 ///           group tasks it waits for), then sleeps while a spare worker
 ///           keeps the pool busy. Never runs an unrelated task on its frame.
 ///           Elsewhere it blocks. Never spins for long.
-///   get():  wait(), then return the value (moved out: call once), rethrow
-///           the task's exception, or throw task_cancelled.
+///   get():  wait(), then return the value or rethrow the task's exception
+///           (either is moved out: call once; a second call throws
+///           std::logic_error), or throw task_cancelled.
 /// Several threads may wait() on one handle at once; the handle must
 /// outlive every wait in progress (as a std::future: destroy or move it
 /// only once no other thread is inside its wait() or get()).
@@ -72,9 +73,16 @@ class basic_task_handle {
           s_->value.write().reset();  // a second get() is then detected, not a moved-from value
           return r;
         }
-      case state::has_error:
+      case state::has_error: {
+        // Moved out of the shared state: the rethrowing thread drops the exception's last
+        // reference, not a worker freeing the state later (see basic_graph_run::get).
+        assert(s_->error.read() && "task_handle::get called twice");
+        if (!s_->error.read())
+          throw std::logic_error(
+              "pilfer: task_handle::get called twice (the exception was rethrown by the first call)");
         s_->mark_collected();
-        std::rethrow_exception(s_->error.read());
+        std::rethrow_exception(std::exchange(s_->error.write(), nullptr));
+      }
       default:
         throw task_cancelled{};
     }
