@@ -640,13 +640,15 @@ struct graph_run_start final : task_base {
     basic_pool<Sync>* pool = self->p;
     Sync::destroy(self);
     if (op == task_op::run) {
+      std::exception_ptr failure;
       try {
         pool_graph_ctx<Sync> ctx{*pool, static_cast<int>(*pool->current_worker_index())};
         run_chain(begin_iteration(*run, ctx, true), *run, ctx);
         return true;
       } catch (...) {
-        if (sink != nullptr) sink->report(std::current_exception());
+        failure = std::current_exception();
       }
+      if (sink != nullptr) sink->report(std::move(failure));
     }
     end_cancelled(*run);
     return op != task_op::destroy;

@@ -77,7 +77,7 @@ class basic_task_group {
     if (const std::uint64_t seen = state_.load(PILFER_SITE("pool.G2", acquire)); !done(seen)) wait_all(seen);
     wait_for_waiters_to_leave();
     free_members();
-    if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(e);
+    if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(std::move(e));
   }
 
   template <class F>
@@ -145,6 +145,13 @@ class basic_task_group {
   /// first touch may come after the destruction began races with the
   /// destructor, as for any object: the destroyer must know the other
   /// waits have begun (for instance, seen blocked).
+  /// Several waiters rethrow one exception object. Its reference count lives
+  /// in libstdc++, which ThreadSanitizer does not instrument: when waiters on
+  /// different threads read it (e.g. what()) and the last reference is dropped
+  /// on yet another, TSan reports the free against those reads, as it does for
+  /// a std::shared_future whose waiters drop their futures before reading the
+  /// exception. With one waiter (and for handles and graph runs) the thread
+  /// that rethrows holds the last reference and nothing is reported.
   void wait() {
     const std::uint64_t seen = enter();
     if (!done(seen)) wait_all(seen);
@@ -284,7 +291,7 @@ class basic_task_group {
   std::exception_ptr uncollected_error() {
     if (error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) == 0) return nullptr;  // as take_error()
     std::lock_guard<typename Sync::mutex> g(members_mu_);
-    return collected_.read() ? nullptr : error_.read();
+    return collected_.read() ? nullptr : std::exchange(error_.write(), nullptr);  // the reporter's last reference
   }
 
   /// A new round after a collected error (run() found the group done and
@@ -479,12 +486,28 @@ class basic_task_group {
     // dropped (POOL-10: waits rethrow one of them), but one that comes
     // after the kept one was collected replaces it — a run() that found a
     // wait in progress did not forget the collected one, and this one
-    // would otherwise reach nobody.
-    std::lock_guard<typename Sync::mutex> g(members_mu_);
-    if (!error_.read() || collected_.read()) {
-      error_.write() = std::move(e);
-      collected_.write() = false;
+    // would otherwise reach nobody. One of a later round while an earlier
+    // round's is kept and not yet collected (a wait of that round is still
+    // inside: run() did not forget) goes to on_uncaught: the group keeps
+    // one exception, and no wait of the earlier round may get a later
+    // round's.
+    // The round: the crossings field while this task is still counted
+    // (no crossing can come before its own decrement below). [pool.G2]
+    // relaxed: the load is after the task's count in modification order
+    // (its run happens after its run(), coherence).
+    const std::uint64_t round = state_.load(PILFER_SITE("pool.G2", relaxed)) & crossing_mask;
+    std::exception_ptr later_round;
+    {
+      std::lock_guard<typename Sync::mutex> g(members_mu_);
+      if (!error_.read() || collected_.read()) {
+        error_.write() = std::move(e);
+        error_round_.write() = round;
+        collected_.write() = false;
+      } else if (error_round_.read() != round) {
+        later_round = std::move(e);
+      }
     }
+    if (later_round) detail::pool_access<Sync>::sink(pool_).report(std::move(later_round));
   }
 
   /// run() past max_unfinished: undo the count, free the task, throw.
@@ -530,6 +553,7 @@ class basic_task_group {
   atomic_t<Sync, member*> members_{nullptr};  // pushed by run(), unlinked under members_mu_
   cell_t<Sync, member*> started_{nullptr};    // retired, not yet reclaimable (under members_mu_)
   cell_t<Sync, bool> collected_{false};  // a wait() rethrew error_ (under members_mu_)
+  cell_t<Sync, std::uint64_t> error_round_{0};  // crossings field of error_'s round (under members_mu_)
   atomic_t<Sync, bool> waited_{false};   // a wait() has finished a round (waited_before)
 };
 

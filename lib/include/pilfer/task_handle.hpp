@@ -60,29 +60,24 @@ class basic_task_handle {
 
   R get() {
     wait();
+    // A second call finds the result gone (moved out, or the exception handed to the first call's
+    // catcher): a clear error in every build, as POOL-17 says.
+    if (s_->collected())
+      throw std::logic_error("pilfer: task_handle::get called twice (the first call moved the result out)");
+    s_->mark_collected();
     switch (s_->code()) {
       case state::has_value:
         if constexpr (std::is_void_v<R>) {
           return;
         } else {
-          assert(s_->value.read().has_value() && "task_handle::get called twice");
-          if (!s_->value.read().has_value())
-            throw std::logic_error(
-                "pilfer: task_handle::get called twice (the value was moved out by the first call)");
           R r = std::move(*s_->value.write());
-          s_->value.write().reset();  // a second get() is then detected, not a moved-from value
+          s_->value.write().reset();
           return r;
         }
-      case state::has_error: {
+      case state::has_error:
         // Moved out of the shared state: the rethrowing thread drops the exception's last
         // reference, not a worker freeing the state later (see basic_graph_run::get).
-        assert(s_->error.read() && "task_handle::get called twice");
-        if (!s_->error.read())
-          throw std::logic_error(
-              "pilfer: task_handle::get called twice (the exception was rethrown by the first call)");
-        s_->mark_collected();
         std::rethrow_exception(std::exchange(s_->error.write(), nullptr));
-      }
       default:
         throw task_cancelled{};
     }
@@ -95,7 +90,7 @@ class basic_task_handle {
   void reset() noexcept {
     if (s_ == nullptr) return;
     state* s = std::exchange(s_, nullptr);
-    if (s->drop()) detail::pool_access<Sync>::sink(*s->pool).report(s->error.read());
+    if (s->drop()) detail::pool_access<Sync>::sink(*s->pool).report(std::exchange(s->error.write(), nullptr));
     s->release();
   }
   state* s_ = nullptr;

@@ -375,7 +375,8 @@ template <class Sync>
 void release_run(graph_run_state<Sync>* r) noexcept {
   // [graph.H1] acq_rel: the last owner sees every write of the other (error, error_taken).
   if (r->refs.fetch_sub(1, PILFER_SITE("graph.H1", acq_rel)) != 1) return;
-  if (r->error.read() && !r->error_taken.read() && r->report) r->report(r->error.read());
+  // Moved out: the reporter's handler gets the last reference (it may hand it to another thread).
+  if (r->error.read() && !r->error_taken.read() && r->report) r->report(std::exchange(r->error.write(), nullptr));
   Sync::destroy(r);
 }
 
@@ -406,12 +407,12 @@ void record_error(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noex
   r.request_stop();
 }
 
-/// A cancellation escaped a task's body (called in its handler): the pool's shutdown(cancel)
-/// cancels the run; otherwise it is the task's exception.
+/// A cancellation escaped a task's body: the pool's shutdown(cancel) cancels the run; otherwise
+/// it is the task's exception.
 template <class Sync, class Ctx>
-void cancelled_inside(graph_run_state<Sync>& r, Ctx& ctx) noexcept {
+void cancelled_inside(graph_run_state<Sync>& r, Ctx& ctx, std::exception_ptr e) noexcept {
   if (ctx.cancelling()) r.mark_cancelled();
-  else record_error(r, ctx, std::current_exception());
+  else record_error(r, ctx, std::move(e));
 }
 
 /// The graph tasks the calling thread is inside, innermost first (a task may run a subflow or
@@ -464,6 +465,11 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
     if (r.profile) n->begin_ns.store(graph_now_ns());
   }
   int choice = -1;
+  // An exception leaves the catch block before it is recorded or reported: a handler that hands
+  // it to another thread then holds every reference this thread had (no catch block of ours
+  // drops one after it).
+  std::exception_ptr failure;
+  bool cancellation = false;
   try {
     switch (n->kind) {
       case graph_work::plain:
@@ -482,15 +488,19 @@ PILFER_HOT_INLINE int invoke_body(graph_node<Sync>* n, graph_run_state<Sync>& r,
     // the pool's shutdown(cancel): that cancels this run too (GRAPH-5), it is not a task's
     // failure, and nobody is told of it twice (on_uncaught). Any other cancellation (a handle's
     // cancel()) escaping the body is the body's exception.
-    cancelled_inside(r, ctx);
-    choice = -2;
+    failure = std::current_exception();
+    cancellation = true;
   } catch (const task_cancelled&) {
     // The same for pool work the body waited for (a task group's or a submitted task's wait).
-    cancelled_inside(r, ctx);
-    choice = -2;
+    failure = std::current_exception();
+    cancellation = true;
   } catch (...) {
-    record_error(r, ctx, std::current_exception());
+    failure = std::current_exception();
+  }
+  if (failure) {
     choice = -2;
+    if (cancellation) cancelled_inside(r, ctx, std::move(failure));
+    else record_error(r, ctx, std::move(failure));
   }
   if constexpr (!Sync::is_model) {
     if (r.profile) n->end_ns.store(graph_now_ns());
@@ -569,11 +579,13 @@ void run_chain(graph_node<Sync>* n, graph_run_state<Sync>& r, Ctx& ctx) noexcept
       if (!r.stopping()) r.iterations.write() += 1;
       bool again = false;
       if (!r.stopping() && r.again) {
+        std::exception_ptr failure;
         try {
           again = r.again();  // run_until's predicate: user code, may throw (the run fails with it)
         } catch (...) {
-          record_error(r, ctx, std::current_exception());
+          failure = std::current_exception();
         }
+        if (failure) record_error(r, ctx, std::move(failure));
       }
       // The predicate may have stopped the run (cancel() from inside it): no further pass begins,
       // so the run's last pass is the last one whose tasks ran (its critical path, GRAPH-9).

@@ -57,14 +57,16 @@ struct uncaught_sink {
   std::string name;
   std::function<void(std::exception_ptr)> handler;
 
+  /// `e` is the caller's last reference: the handler gets it (moved), so a handler that passes it
+  /// to another thread leaves none here, and that thread alone frees the exception.
   void report(std::exception_ptr e) const noexcept {
     if (handler) {
       try {
-        handler(e);
-        return;
+        handler(std::move(e));
       } catch (...) {
-        std::fputs("pilfer: on_uncaught handler threw; falling back to stderr\n", stderr);
+        std::fputs("pilfer: on_uncaught handler threw; the exception it was given is dropped\n", stderr);
       }
+      return;
     }
     try {
       std::rethrow_exception(e);
@@ -126,11 +128,13 @@ struct spawn_task final : task_base {
   static bool invoke(task_base* b, task_op op, const uncaught_sink* sink) noexcept {
     auto* self = static_cast<spawn_task*>(b);
     if (op == task_op::run) {
+      std::exception_ptr failure;  // reported outside the catch block (uncaught_sink::report)
       try {
         self->f();
       } catch (...) {
-        if (sink) sink->report(std::current_exception());
+        failure = std::current_exception();
       }
+      if (failure && sink) sink->report(std::move(failure));
     }
     task_memory<Sync>::destroy(self);
     return op != task_op::destroy;
@@ -148,7 +152,7 @@ struct result_state : task_base {
     waiter_bit = 4,        // a thread blocks on `status`: the completer must notify
     started_bit = 8,       // claimed: by the worker that dequeued it or by a wait
     dropped_bit = 16,      // the handle is gone: nobody will collect an error
-    collected_bit = 32     // get() took the error (or the handle will not report it)
+    collected_bit = 32     // get() took the outcome (an error: the handle will not report it)
   };
 
   result_state(fn_t f, basic_pool<Sync>* p) noexcept : task_base(f, task_kind::handle), pool(p) {}
@@ -198,8 +202,10 @@ struct result_state : task_base {
     return (old & code_mask) == has_error && (old & collected_bit) == 0;
   }
 
-  /// get() took the error: the handle's drop must not report it.
+  /// get() took the outcome (an error: the handle's drop must not report it).
   void mark_collected() noexcept { status.fetch_or(collected_bit, PILFER_SITE("pool.H6", relaxed)); }
+  /// Handle side: has get() been called? Only the handle sets the bit, so its own thread reads it.
+  bool collected() const noexcept { return (status.load(PILFER_SITE("pool.H6", relaxed)) & collected_bit) != 0; }
 
   /// Block the calling thread until complete (no spinning).
   void block() noexcept {
@@ -243,12 +249,12 @@ struct handle_task final : result_state<R, Sync> {
     switch (op) {
       case task_op::run: {
         const bool won = self->claim();
-        if (won && self->run_body() && sink) sink->report(self->error.read());
+        if (won && self->run_body() && sink) sink->report(std::exchange(self->error.write(), nullptr));
         self->release();
         return won;
       }
       case task_op::run_claimed:
-        if (self->run_body() && sink) sink->report(self->error.read());
+        if (self->run_body() && sink) sink->report(std::exchange(self->error.write(), nullptr));
         return true;
       case task_op::cancel: {
         const bool won = self->claim();
