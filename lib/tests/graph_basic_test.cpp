@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "pool_test_util.hpp"
+
 
 namespace {
 
@@ -97,17 +99,8 @@ TEST(Graph, ReadySuccessorsStayOnTheCompletingWorker) {
 
 // @verifies GRAPH-4
 TEST(Graph, FirstExceptionReachesWaiterAndStopsScheduling) {
-  std::vector<std::string> uncaught;
-  pilfer::pool_options o;
-  o.threads = 2;
-  o.on_uncaught = [&](std::exception_ptr e) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-      uncaught.push_back(x.what());
-    }
-  };
-  pilfer::pool p(o);
+  pilfer_test::uncaught_messages reported;
+  pilfer::pool p(reported.options(2));
   pilfer::graph g;
   counter after{0};
   auto A = g.emplace([] { throw std::runtime_error("boom"); });
@@ -135,7 +128,7 @@ TEST(Graph, FirstExceptionReachesWaiterAndStopsScheduling) {
   });
   EXPECT_THROW(pilfer::run(p, g2).get(), std::runtime_error);
   p.wait_idle();
-  EXPECT_EQ(uncaught.size(), 1u);
+  EXPECT_EQ(reported.get().size(), 1u);
   // the graph is reusable after a failed run
   pilfer::graph g3;
   g3.emplace([] {});

@@ -630,25 +630,14 @@ extern "C" void hold(int) {
 // rounds without the signal). The signal stands in for the waiter's thread being descheduled.
 // @verifies POOL-10 POOL-11
 TEST(PoolWaitClaim, ReusedGroupLaterRoundsExceptionIsNeverDropped) {
-  std::mutex mu;
-  std::vector<std::string> uncaught;
-  pilfer::pool_options o;
-  o.threads = 2;
-  o.on_uncaught = [&](std::exception_ptr e) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const std::exception& x) {
-      std::lock_guard<std::mutex> g(mu);
-      uncaught.emplace_back(x.what());
-    }
-  };
+  uncaught_messages reported;
   std::string w1 = "none", w2 = "none";
   struct sigaction sa {};
   sa.sa_handler = held_up::hold;
   struct sigaction old {};
   ASSERT_EQ(sigaction(SIGUSR1, &sa, &old), 0);
   {
-    pilfer::pool p(o);
+    pilfer::pool p(reported.options(2));
     watchdog dog("a reused group's later round failing while a wait of the earlier is inside", 60s, &p);
     pilfer::task_group g(p);
     flag gate{0}, t1_throws{0}, t2_throws{0};
@@ -688,6 +677,7 @@ TEST(PoolWaitClaim, ReusedGroupLaterRoundsExceptionIsNeverDropped) {
   }
   sigaction(SIGUSR1, &old, nullptr);
   EXPECT_EQ(w1, "E1 (round 1)");
+  const std::vector<std::string> uncaught = reported.get();
   const bool e2_reached = w2 == "E2 (round 2)" || std::count(uncaught.begin(), uncaught.end(), "E2 (round 2)") == 1;
   EXPECT_TRUE(e2_reached) << "round 2's exception reached nobody: W1 '" << w1 << "', W2 '" << w2 << "', "
                           << uncaught.size() << " on_uncaught calls";

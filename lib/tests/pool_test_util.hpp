@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "pilfer/pool.hpp"
 
@@ -102,6 +105,33 @@ class watchdog {
   std::condition_variable cv_;
   bool done_ = false;
   std::thread t_;
+};
+
+/// What on_uncaught received (each exception's what()), for tests that count where exceptions went.
+class uncaught_messages {
+ public:
+  /// Pool options with `threads` workers whose on_uncaught records here.
+  pilfer::pool_options options(unsigned threads) {
+    pilfer::pool_options o;
+    o.threads = threads;
+    o.on_uncaught = [this](std::exception_ptr e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        std::lock_guard<std::mutex> g(mu_);
+        got_.emplace_back(x.what());
+      }
+    };
+    return o;
+  }
+  std::vector<std::string> get() {
+    std::lock_guard<std::mutex> g(mu_);
+    return got_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> got_;
 };
 
 }  // namespace pilfer_test
