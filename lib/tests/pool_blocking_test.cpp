@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <stdexcept>
@@ -612,6 +613,53 @@ TEST(PoolWaitClaim, ReusedGroupWaiterInsideAFailedRoundGetsItsException) {
     }
   }
   EXPECT_EQ(missed, 0) << "waits that returned without their round's exception";
+}
+
+// shutdown(cancel) discards every accepted task that has not started, also one a wait on a worker
+// claims rather than dequeues: an affinity task (in a mailbox) or a high-priority one. Before, the
+// claim ran it (an outside tester: a handle's get() returned, a group's 5 tasks ran, 10 of 10 runs);
+// a plain group's tasks, popped from the waiter's own deque, were already discarded.
+// @verifies POOL-12
+TEST(PoolWaitClaim, ShutdownCancelDiscardsTasksAWaitClaims) {
+  enum class form { handle_affinity, group_affinity, group_high };
+  for (form f : {form::handle_affinity, form::group_affinity, form::group_high}) {
+    pilfer::pool p({.threads = 1});
+    watchdog dog("a wait claiming tasks during shutdown(cancel)", 60s, &p);
+    const pilfer::task_options to{f == form::group_high ? pilfer::task_priority::high : pilfer::task_priority::normal,
+                                  f == form::group_high ? std::nullopt : std::optional<unsigned>(0u)};
+    flag inside{0}, go{0};
+    counter ran{0};
+    auto outer = p.submit([&] {
+      if (f == form::handle_affinity) {
+        auto h = p.submit([&] { add(ran); }, to);
+        store(inside, 1);
+        while (load(go) == 0) std::this_thread::yield();
+        try {
+          h.get();
+        } catch (const pilfer::task_cancelled&) {
+          return true;
+        }
+        return false;
+      }
+      pilfer::task_group g(p);
+      for (int i = 0; i < 5; ++i) g.run([&] { add(ran); }, to);
+      store(inside, 1);
+      while (load(go) == 0) std::this_thread::yield();
+      try {
+        g.wait();
+      } catch (const pilfer::task_cancelled&) {
+        return true;
+      }
+      return false;
+    });
+    while (load(inside) == 0) std::this_thread::yield();
+    std::thread stopper([&] { p.shutdown(pilfer::shutdown_mode::cancel); });
+    ASSERT_TRUE(eventually([&] { return p.closed(); }));
+    store(go, 1);
+    stopper.join();
+    EXPECT_TRUE(outer.get()) << "form " << static_cast<int>(f) << ": the wait did not report cancellation";
+    EXPECT_EQ(load(ran), 0u) << "form " << static_cast<int>(f) << ": tasks started after shutdown(cancel) began";
+  }
 }
 
 // The waiter held up inside its wait (its thread stopped in a signal handler) after its round ended.

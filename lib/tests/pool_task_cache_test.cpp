@@ -1,5 +1,5 @@
 // The pool's per-thread task block cache (detail/task_block_cache.hpp): a block freed on one thread
-// is reused by that thread only, the cache is bounded, a throwing task constructor gives its block
+// is reused by that thread only (or, past its bound, parked in the depot for any thread), the cache is bounded, a throwing task constructor gives its block
 // back, and tasks made through it run exactly once. Under AddressSanitizer the cache is off (ASan
 // must see every free): the cache's own tests skip there, the pool test still runs.
 #include <gtest/gtest.h>
@@ -80,6 +80,39 @@ TEST(PoolTaskCache, BoundedPerClassAndEveryBlockDistinct) {
     for (small_task* p : v) task_memory<pilfer::std_sync>::destroy(p);
   });
   t.join();
+}
+
+// Tasks made on one thread and freed on another (an outside submitter and the workers): the freeing
+// thread's full lists go to the depot, and the making thread, its own class empty, takes them before
+// it asks the global allocator. Before, the maker paid malloc for every task and the freer sent every
+// block past its 256 to free.
+// @verifies POOL-9
+TEST(PoolTaskCache, FullListsFreedOnOneThreadServeAnotherThreadsAllocations) {
+  if (!cache_on()) GTEST_SKIP() << "task block cache off under AddressSanitizer";
+  const unsigned limit = task_block_cache::per_class_limit;
+  std::vector<small_task*> made;
+  std::set<void*> freed;
+  std::thread maker([&] {  // a fresh thread: its cache starts empty
+    for (unsigned i = 0; i < 3 * limit; ++i) made.push_back(task_memory<pilfer::std_sync>::make<small_task>());
+  });
+  maker.join();
+  std::thread freer([&] {  // fills its cache (limit), parks two full lists, keeps the rest
+    for (small_task* p : made) {
+      freed.insert(p);
+      task_memory<pilfer::std_sync>::destroy(p);
+    }
+    EXPECT_EQ(task_block_cache::cached(small_class), limit);
+  });
+  freer.join();
+  std::thread again([&] {  // empty cache: the depot's two lists come first (the newest parked)
+    std::vector<small_task*> v;
+    for (unsigned i = 0; i < 2 * limit; ++i) v.push_back(task_memory<pilfer::std_sync>::make<small_task>());
+    unsigned reused = 0;
+    for (small_task* p : v) reused += freed.count(p) != 0 ? 1u : 0u;
+    EXPECT_EQ(reused, 2 * limit) << "allocations that went to the global allocator while the depot held blocks";
+    for (small_task* p : v) task_memory<pilfer::std_sync>::destroy(p);
+  });
+  again.join();
 }
 
 // @verifies POOL-9

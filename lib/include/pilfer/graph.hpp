@@ -534,7 +534,10 @@ class basic_graph_run {
     basic_graph<Sync>::await_run(state());
   }
 
-  /// wait(), then rethrow the run's first exception or throw graph_cancelled.
+  /// wait(), then rethrow the run's first exception or throw graph_cancelled. Any number of
+  /// times: the handle keeps the exception (taken out of the run's shared state) until it is
+  /// destroyed, as a std::shared_future does, so under ThreadSanitizer a read of it on another
+  /// thread must be ordered before the handle's destruction (SPEC POOL-10).
   void get() {
     wait();
     auto& r = state();

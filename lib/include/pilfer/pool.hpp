@@ -1239,12 +1239,16 @@ class basic_pool {
     return nullptr;
   }
 
-  /// Run a handle task that this wait claimed (its queue entry is now a tombstone).
+  /// Run a handle or group task that this wait claimed (its queue entry is now a tombstone), or,
+  /// once shutdown(cancel) began, discard it as a worker dequeuing it would (POOL-12).
   void run_claimed(worker& w, task_base* t) noexcept {
     task_base* const outer = w.current;
     w.current = t;
     w.set_state(worker_state::running);
-    t->fn(t, task_op::run_claimed, &sink_);
+    // [pool.S3] relaxed: as in execute(), best effort: a stale false runs a task a cancel would
+    // have discarded, which POOL-12 allows for a task taken before the cancel was seen.
+    const bool cancel = cancelling_.load(PILFER_SITE("pool.S3", relaxed));
+    t->fn(t, cancel ? task_op::cancel_claimed : task_op::run_claimed, &sink_);
     w.current = outer;
     w.bump(counter::claimed);
     w.bump(counter::tasks_run);

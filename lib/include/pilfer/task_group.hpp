@@ -145,13 +145,13 @@ class basic_task_group {
   /// first touch may come after the destruction began races with the
   /// destructor, as for any object: the destroyer must know the other
   /// waits have begun (for instance, seen blocked).
-  /// Several waiters rethrow one exception object. Its reference count lives
-  /// in libstdc++, which ThreadSanitizer does not instrument: when waiters on
-  /// different threads read it (e.g. what()) and the last reference is dropped
-  /// on yet another, TSan reports the free against those reads, as it does for
-  /// a std::shared_future whose waiters drop their futures before reading the
-  /// exception. With one waiter (and for handles and graph runs) the thread
-  /// that rethrows holds the last reference and nothing is reported.
+  /// Every wait of the round rethrows one exception object, which the group
+  /// keeps until it is destroyed or a new round forgets it. Its reference count
+  /// lives in libstdc++, which ThreadSanitizer does not instrument: a read of it
+  /// (e.g. what()) on a thread that is not ordered before the group's drop is
+  /// reported against the free, as for a std::shared_future whose waiters drop
+  /// their futures before reading the exception. task_handle::get() and
+  /// on_uncaught hand over the last reference instead.
   void wait() {
     const std::uint64_t seen = enter();
     if (!done(seen)) wait_all(seen);

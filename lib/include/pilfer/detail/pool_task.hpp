@@ -46,7 +46,8 @@ enum class task_op : unsigned char {
   run,          ///< dequeued by a worker: claim (if claimable), run, drop the queue's reference
   cancel,       ///< dequeued during shutdown(cancel): claim, discard, drop the queue's reference
   destroy,      ///< last reference gone
-  run_claimed   ///< a wait claimed it: run the body and publish, keep the queue's reference
+  run_claimed,    ///< a wait claimed it: run the body and publish, keep the queue's reference
+  cancel_claimed  ///< a wait claimed it during shutdown(cancel): discard and publish, keep the queue's reference
 };
 
 /// What kind of task (for a wait deciding what it may run).
@@ -256,6 +257,10 @@ struct handle_task final : result_state<R, Sync> {
       case task_op::run_claimed:
         if (self->run_body() && sink) sink->report(std::exchange(self->error.write(), nullptr));
         return true;
+      case task_op::cancel_claimed:
+        self->f.reset();
+        self->complete(base::was_cancelled);
+        return true;
       case task_op::cancel: {
         const bool won = self->claim();
         if (won) {
@@ -390,7 +395,8 @@ struct group_task final : group_member<Sync> {
         return false;
       }
       case task_op::run_claimed:
-        self->run_body(false, false);
+      case task_op::cancel_claimed:
+        self->run_body(op == task_op::cancel_claimed, false);
         return true;
       case task_op::destroy:
         task_memory<Sync>::destroy(self);
@@ -478,11 +484,13 @@ struct stack_job final : join_branch<Sync> {
 
   static bool invoke(task_base* b, task_op op, const uncaught_sink*) noexcept {
     auto* self = static_cast<stack_job*>(b);
-    if (op == task_op::run || op == task_op::run_claimed) {
+    // cancel_claimed: not sent (the joiner pops its own branch back; pool waits claim only
+    // handle and group tasks); treated as a claimed run would be, for completeness.
+    if (op == task_op::run || op == task_op::run_claimed || op == task_op::cancel_claimed) {
       self->run_body();
       // run_claimed: the joiner popped it back and runs it itself; nobody
       // waits on `done`.
-      if (op == task_op::run_claimed) return true;
+      if (op != task_op::run) return true;
     } else if (op == task_op::cancel) {
       self->error.write() = std::make_exception_ptr(task_cancelled{});
     } else {

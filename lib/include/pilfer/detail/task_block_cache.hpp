@@ -14,7 +14,16 @@
 //     too — as with malloc, which is also no more than a thread reusing memory.
 //   * Size classes of 64, 128 and 256 bytes (alignment <= alignof(std::max_align_t)); larger or
 //     over-aligned tasks go to the global allocator. Each class keeps at most `per_class_limit`
-//     blocks per thread; past it a free goes to the global allocator.
+//     blocks per thread. A free past it hands the thread's whole list to the depot (one list of
+//     `per_class_limit` blocks, under a mutex), and a thread whose class is empty takes a list
+//     from there before it asks the global allocator: tasks made on one thread and freed on
+//     another (an outside thread submitting to the workers) reuse blocks instead of paying
+//     malloc on one side and a cross-thread free on the other. The mutex orders a block's last
+//     use by the thread that parked it before its reuse by the thread that takes it. The depot
+//     keeps at most `task_block_depot::max_lists` lists per class; past that a free goes to the
+//     global allocator.
+//   * The depot's lists are given back at static destruction (a drain registered with the
+//     first list parked; parking after it goes to the global allocator).
 //   * A thread's blocks are given back when it exits. A free after that (a task destroyed during
 //     the thread's exit, after the cache's destructor ran; on the main thread, during static
 //     destruction) goes to the global allocator. The drain is registered by the thread's first
@@ -28,7 +37,9 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "pilfer/detail/hot_inline.hpp"
@@ -54,11 +65,91 @@ struct task_block_cache_drain {
   ~task_block_cache_drain();
 };
 
+/// Size classes: 64, 128 and 256 bytes.
+inline constexpr std::size_t task_block_classes = 3;
+
+/// A free block: its first word links a thread's list, its second links lists in the depot.
+struct task_free_block {
+  task_free_block* next;
+  task_free_block* next_list = nullptr;
+};
+
+/// Full free lists between threads (see the rules above). Constant-initialised and trivially
+/// destructible, so it stays usable during static destruction (it is closed by then).
+class task_block_depot {
+ public:
+  static constexpr std::size_t class_count = task_block_classes;
+  static constexpr unsigned max_lists = 32;  // per class; class 0: 32 lists x 256 blocks x 64 B = 512 KiB
+
+  static task_block_depot& instance() noexcept {
+    static constinit task_block_depot d;
+    return d;
+  }
+
+  /// Park a full list of class c. False: the depot is full or closed (the caller keeps it).
+  bool put(std::size_t c, task_free_block* list) noexcept;
+
+  /// A parked list of class c, or nullptr.
+  task_free_block* take(std::size_t c) noexcept {
+    std::lock_guard<std::mutex> g(mu_);
+    task_free_block* l = lists_[c];
+    if (l != nullptr) {
+      lists_[c] = l->next_list;
+      --count_[c];
+    }
+    return l;
+  }
+
+  /// Static destruction: give every parked block back; later puts are refused.
+  void close() noexcept {
+    std::lock_guard<std::mutex> g(mu_);
+    closed_ = true;
+    for (std::size_t c = 0; c < class_count; ++c) {
+      while (task_free_block* l = lists_[c]) {
+        lists_[c] = l->next_list;
+        while (l != nullptr) {
+          task_free_block* const next = l->next;
+          ::operator delete(l);
+          l = next;
+        }
+      }
+      count_[c] = 0;
+    }
+  }
+
+ private:
+  constexpr task_block_depot() noexcept = default;
+  std::mutex mu_;
+  task_free_block* lists_[class_count] = {};
+  unsigned count_[class_count] = {};
+  bool closed_ = false;
+};
+static_assert(std::is_trivially_destructible_v<task_block_depot>);
+
+/// Its destructor closes the depot at static destruction (registered by the first list parked).
+struct task_block_depot_drain {
+  task_block_depot_drain() noexcept = default;
+  task_block_depot_drain(const task_block_depot_drain&) = delete;
+  task_block_depot_drain& operator=(const task_block_depot_drain&) = delete;
+  ~task_block_depot_drain() { task_block_depot::instance().close(); }
+};
+
+inline bool task_block_depot::put(std::size_t c, task_free_block* list) noexcept {
+  static task_block_depot_drain drain;  // constructed at the first list parked
+  (void)drain;
+  std::lock_guard<std::mutex> g(mu_);
+  if (closed_ || count_[c] >= max_lists) return false;
+  list->next_list = lists_[c];
+  lists_[c] = list;
+  ++count_[c];
+  return true;
+}
+
 /// The calling thread's free lists. Trivially destructible, so it stays usable while the
 /// thread's other thread_local objects are destroyed (see task_block_cache_drain).
 class task_block_cache {
  public:
-  static constexpr std::size_t class_count = 3;
+  static constexpr std::size_t class_count = task_block_classes;
   static constexpr std::size_t smallest = 64;  // class c holds blocks of smallest << c bytes
   static constexpr unsigned per_class_limit = 256;
 
@@ -84,7 +175,7 @@ class task_block_cache {
   PILFER_HOT_INLINE static void deallocate(void* p, std::size_t c) noexcept {
     task_block_cache& k = mine();
     if (k.count_[c] < k.limit_) {
-      k.head_[c] = ::new (p) free_block{k.head_[c]};
+      k.head_[c] = ::new (p) free_block{k.head_[c], nullptr};
       ++k.count_[c];
       return;
     }
@@ -95,9 +186,7 @@ class task_block_cache {
   static unsigned cached(std::size_t c) noexcept { return mine().count_[c]; }
 
  private:
-  struct free_block {
-    free_block* next;
-  };
+  using free_block = task_free_block;
   friend struct task_block_cache_drain;
 
   static task_block_cache& mine() noexcept {
@@ -111,6 +200,13 @@ class task_block_cache {
   /// may free tasks the thread made).
   PILFER_NOINLINE static void* allocate_new(task_block_cache& k, std::size_t c) {
     k.register_drain();
+    if (k.limit_ == per_class_limit) {
+      if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
+        k.head_[c] = l->next;
+        k.count_[c] = per_class_limit - 1;
+        return l;
+      }
+    }
     return ::operator new(block_size(c));
   }
 
@@ -121,6 +217,13 @@ class task_block_cache {
     if (!k.registered_) {
       k.register_drain();
       deallocate(p, c);
+      return;
+    }
+    // Full (not drained: the limit is per_class_limit): park the whole list, keep this block.
+    if (k.limit_ == per_class_limit && k.count_[c] == per_class_limit &&
+        task_block_depot::instance().put(c, k.head_[c])) {
+      k.head_[c] = ::new (p) free_block{nullptr, nullptr};
+      k.count_[c] = 1;
       return;
     }
     ::operator delete(p);
