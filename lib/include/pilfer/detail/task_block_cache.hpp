@@ -200,11 +200,17 @@ class task_block_cache {
   /// may free tasks the thread made).
   PILFER_NOINLINE static void* allocate_new(task_block_cache& k, std::size_t c) {
     k.register_drain();
+    // After the depot was found empty, the next per_class_limit allocations of the class skip it
+    // (a thread that only makes tasks, the depot dry, would otherwise take its mutex per block).
     if (k.limit_ == per_class_limit) {
-      if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
+      if (k.depot_skip_[c] > 0) {
+        --k.depot_skip_[c];
+      } else if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
         k.head_[c] = l->next;
         k.count_[c] = per_class_limit - 1;
         return l;
+      } else {
+        k.depot_skip_[c] = per_class_limit;
       }
     }
     return ::operator new(block_size(c));
@@ -256,6 +262,7 @@ class task_block_cache {
 
   free_block* head_[class_count] = {};
   unsigned count_[class_count] = {};
+  unsigned depot_skip_[class_count] = {};  // allocations left before the depot is asked again
   unsigned limit_ = 0;      // per_class_limit once the drain is registered; 0 after it ran
   bool registered_ = false;  // the drain is registered (it may have run already)
 };
