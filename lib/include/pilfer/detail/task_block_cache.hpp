@@ -230,6 +230,7 @@ class task_block_cache {
         task_block_depot::instance().put(c, k.head_[c])) {
       k.head_[c] = ::new (p) free_block{nullptr, nullptr};
       k.count_[c] = 1;
+      k.depot_skip_[c] = 0;  // the depot is not empty: ask it at this thread's next empty class
       return;
     }
     ::operator delete(p);
