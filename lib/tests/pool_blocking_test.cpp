@@ -659,6 +659,10 @@ TEST(PoolWaitClaim, ShutdownCancelDiscardsTasksAWaitClaims) {
     stopper.join();
     EXPECT_TRUE(outer.get()) << "form " << static_cast<int>(f) << ": the wait did not report cancellation";
     EXPECT_EQ(load(ran), 0u) << "form " << static_cast<int>(f) << ": tasks started after shutdown(cancel) began";
+    // Counted as cancelled, not run: every task but the outer one.
+    const pilfer::pool_stats s = p.stats();
+    EXPECT_EQ(s.total.tasks_run, 1u) << "form " << static_cast<int>(f);
+    EXPECT_EQ(s.total.tasks_cancelled, f == form::handle_affinity ? 1u : 5u) << "form " << static_cast<int>(f);
   }
 }
 

@@ -1251,7 +1251,7 @@ class basic_pool {
     t->fn(t, cancel ? task_op::cancel_claimed : task_op::run_claimed, &sink_);
     w.current = outer;
     w.bump(counter::claimed);
-    w.bump(counter::tasks_run);
+    w.bump(cancel ? counter::tasks_cancelled : counter::tasks_run);
   }
 
   pool_options opts_;
