@@ -14,9 +14,11 @@
 //     too — as with malloc, which is also no more than a thread reusing memory.
 //   * Size classes of 64, 128 and 256 bytes (alignment <= alignof(std::max_align_t)); larger or
 //     over-aligned tasks go to the global allocator. Each class keeps at most `per_class_limit`
-//     blocks per thread. A free past it hands the thread's whole list to the depot (one list of
-//     `per_class_limit` blocks, under a mutex), and a thread whose class is empty takes a list
-//     from there before it asks the global allocator: tasks made on one thread and freed on
+//     blocks per thread. A free past it hands half of the thread's list to the depot (one list of
+//     `list_size` = per_class_limit / 2 blocks, under a mutex), and a thread whose class is empty
+//     takes a list from there before it asks the global allocator. Half, not all: a thread left
+//     with one block after parking would, in balanced bursts (make 2, free 2), take and park a
+//     list every other operation. Tasks made on one thread and freed on
 //     another (an outside thread submitting to the workers) reuse blocks instead of paying
 //     malloc on one side and a cross-thread free on the other. The mutex orders a block's last
 //     use by the thread that parked it before its reuse by the thread that takes it. The depot
@@ -152,6 +154,7 @@ class task_block_cache {
   static constexpr std::size_t class_count = task_block_classes;
   static constexpr std::size_t smallest = 64;  // class c holds blocks of smallest << c bytes
   static constexpr unsigned per_class_limit = 256;
+  static constexpr unsigned list_size = per_class_limit / 2;  // blocks per list in the depot
 
   /// The class for `size` bytes (size <= largest()).
   static constexpr std::size_t class_of(std::size_t size) noexcept {
@@ -207,7 +210,7 @@ class task_block_cache {
         --k.depot_skip_[c];
       } else if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
         k.head_[c] = l->next;
-        k.count_[c] = per_class_limit - 1;
+        k.count_[c] = list_size - 1;
         return l;
       } else {
         k.depot_skip_[c] = per_class_limit;
@@ -225,13 +228,21 @@ class task_block_cache {
       deallocate(p, c);
       return;
     }
-    // Full (not drained: the limit is per_class_limit): park the whole list, keep this block.
-    if (k.limit_ == per_class_limit && k.count_[c] == per_class_limit &&
-        task_block_depot::instance().put(c, k.head_[c])) {
-      k.head_[c] = ::new (p) free_block{nullptr, nullptr};
-      k.count_[c] = 1;
-      k.depot_skip_[c] = 0;  // the depot is not empty: ask it at this thread's next empty class
-      return;
+    // Full (not drained: the limit is per_class_limit): park the newest list_size blocks as one
+    // list, keep the rest and this block.
+    if (k.limit_ == per_class_limit && k.count_[c] == per_class_limit) {
+      free_block* const list = k.head_[c];
+      free_block* last = list;
+      for (unsigned i = 1; i < list_size; ++i) last = last->next;
+      free_block* const rest = last->next;
+      last->next = nullptr;
+      if (task_block_depot::instance().put(c, list)) {
+        k.head_[c] = ::new (p) free_block{rest, nullptr};
+        k.count_[c] = per_class_limit - list_size + 1;
+        k.depot_skip_[c] = 0;  // the depot is not empty: ask it at this thread's next empty class
+        return;
+      }
+      last->next = rest;  // refused (full or closed): the list stays whole
     }
     ::operator delete(p);
   }
