@@ -14,11 +14,12 @@
 //     too — as with malloc, which is also no more than a thread reusing memory.
 //   * Size classes of 64, 128 and 256 bytes (alignment <= alignof(std::max_align_t)); larger or
 //     over-aligned tasks go to the global allocator. Each class keeps at most `per_class_limit`
-//     blocks per thread. A free past it hands half of the thread's list to the depot (one list of
-//     `list_size` = per_class_limit / 2 blocks, under a mutex), and a thread whose class is empty
-//     takes a list from there before it asks the global allocator. Half, not all: a thread left
-//     with one block after parking would, in balanced bursts (make 2, free 2), take and park a
-//     list every other operation. Tasks made on one thread and freed on
+//     blocks per thread, as two lists of `list_size` = per_class_limit / 2: the one in use and a
+//     full spare. A free that finds both full hands the spare to the depot (one list, O(1), under
+//     a mutex) and the full one becomes the spare; an allocation that finds its list empty takes
+//     the spare, then a list from the depot, before it asks the global allocator. (Two lists, not
+//     one: a thread that parked its only list would, in balanced bursts — make 2, free 2 — take
+//     and park one every other operation.) Tasks made on one thread and freed on
 //     another (an outside thread submitting to the workers) reuse blocks instead of paying
 //     malloc on one side and a cross-thread free on the other. The mutex orders a block's last
 //     use by the thread that parked it before its reuse by the thread that takes it. The depot
@@ -39,6 +40,7 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <mutex>
 #include <new>
 #include <type_traits>
@@ -186,7 +188,10 @@ class task_block_cache {
   }
 
   /// Blocks the calling thread holds in class c (tests, diagnostics).
-  static unsigned cached(std::size_t c) noexcept { return mine().count_[c]; }
+  static unsigned cached(std::size_t c) noexcept {
+    const task_block_cache& k = mine();
+    return k.count_[c] + (k.spare_[c] != nullptr ? list_size : 0);
+  }
 
  private:
   using free_block = task_free_block;
@@ -205,7 +210,13 @@ class task_block_cache {
     k.register_drain();
     // After the depot was found empty, the next per_class_limit allocations of the class skip it
     // (a thread that only makes tasks, the depot dry, would otherwise take its mutex per block).
-    if (k.limit_ == per_class_limit) {
+    if (free_block* l = k.spare_[c]) {  // the full spare becomes the list in use
+      k.spare_[c] = nullptr;
+      k.head_[c] = l->next;
+      k.count_[c] = list_size - 1;
+      return l;
+    }
+    if (k.limit_ == list_size) {
       if (k.depot_skip_[c] > 0) {
         --k.depot_skip_[c];
       } else if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
@@ -228,21 +239,21 @@ class task_block_cache {
       deallocate(p, c);
       return;
     }
-    // Full (not drained: the limit is per_class_limit): park the newest list_size blocks as one
-    // list, keep the rest and this block.
-    if (k.limit_ == per_class_limit && k.count_[c] == per_class_limit) {
-      free_block* const list = k.head_[c];
-      free_block* last = list;
-      for (unsigned i = 1; i < list_size; ++i) last = last->next;
-      free_block* const rest = last->next;
-      last->next = nullptr;
-      if (task_block_depot::instance().put(c, list)) {
-        k.head_[c] = ::new (p) free_block{rest, nullptr};
-        k.count_[c] = per_class_limit - list_size + 1;
+    // The list in use is full (not drained: the limit is list_size). A full spare goes to the
+    // depot first (refused: this block goes to the global allocator); then the full list
+    // becomes the spare and this block starts a new one.
+    if (k.limit_ == list_size && k.count_[c] == list_size) {
+      if (k.spare_[c] != nullptr) {
+        if (!task_block_depot::instance().put(c, k.spare_[c])) {
+          ::operator delete(p);
+          return;
+        }
         k.depot_skip_[c] = 0;  // the depot is not empty: ask it at this thread's next empty class
-        return;
       }
-      last->next = rest;  // refused (full or closed): the list stays whole
+      k.spare_[c] = k.head_[c];
+      k.head_[c] = ::new (p) free_block{nullptr, nullptr};
+      k.count_[c] = 1;
+      return;
     }
     ::operator delete(p);
   }
@@ -257,25 +268,28 @@ class task_block_cache {
     registered_ = true;
     static thread_local task_block_cache_drain drain;  // constructed here, destroyed at thread exit
     (void)drain;
-    limit_ = per_class_limit;
+    limit_ = list_size;
   }
 
   /// Back to the global allocator (thread exit).
   void drain() noexcept {
     limit_ = 0;  // frees after the drain go to the global allocator
     for (std::size_t c = 0; c < class_count; ++c) {
-      while (free_block* b = head_[c]) {
-        head_[c] = b->next;
-        ::operator delete(b);
+      for (free_block** list : {&head_[c], &spare_[c]}) {
+        while (free_block* b = *list) {
+          *list = b->next;
+          ::operator delete(b);
+        }
       }
       count_[c] = 0;
     }
   }
 
-  free_block* head_[class_count] = {};
-  unsigned count_[class_count] = {};
+  free_block* head_[class_count] = {};   // the list in use
+  unsigned count_[class_count] = {};     // its length (<= list_size)
+  free_block* spare_[class_count] = {};  // a full list (list_size blocks), or nullptr
   unsigned depot_skip_[class_count] = {};  // allocations left before the depot is asked again
-  unsigned limit_ = 0;      // per_class_limit once the drain is registered; 0 after it ran
+  unsigned limit_ = 0;      // list_size once the drain is registered; 0 after it ran
   bool registered_ = false;  // the drain is registered (it may have run already)
 };
 
