@@ -629,28 +629,25 @@ TEST(PoolWaitClaim, ShutdownCancelDiscardsTasksAWaitClaims) {
                                   f == form::group_high ? std::nullopt : std::optional<unsigned>(0u)};
     flag inside{0}, go{0};
     counter ran{0};
-    auto outer = p.submit([&] {
-      if (f == form::handle_affinity) {
-        auto h = p.submit([&] { add(ran); }, to);
-        store(inside, 1);
-        while (load(go) == 0) std::this_thread::yield();
-        try {
-          h.get();
-        } catch (const pilfer::task_cancelled&) {
-          return true;
-        }
-        return false;
-      }
-      pilfer::task_group g(p);
-      for (int i = 0; i < 5; ++i) g.run([&] { add(ran); }, to);
+    // Once the cancel began (go), wait: true when the wait reports cancellation.
+    auto reports_cancellation = [&](auto&& wait) {
       store(inside, 1);
       while (load(go) == 0) std::this_thread::yield();
       try {
-        g.wait();
+        wait();
       } catch (const pilfer::task_cancelled&) {
         return true;
       }
       return false;
+    };
+    auto outer = p.submit([&] {
+      if (f == form::handle_affinity) {
+        auto h = p.submit([&] { add(ran); }, to);
+        return reports_cancellation([&] { h.get(); });
+      }
+      pilfer::task_group g(p);
+      for (int i = 0; i < 5; ++i) g.run([&] { add(ran); }, to);
+      return reports_cancellation([&] { g.wait(); });
     });
     while (load(inside) == 0) std::this_thread::yield();
     std::thread stopper([&] { p.shutdown(pilfer::shutdown_mode::cancel); });

@@ -83,7 +83,7 @@ struct task_free_block {
 class task_block_depot {
  public:
   static constexpr std::size_t class_count = task_block_classes;
-  static constexpr unsigned max_lists = 32;  // per class; class 0: 32 lists x 256 blocks x 64 B = 512 KiB
+  static constexpr unsigned max_lists = 32;  // per class; class 0: 32 lists x 128 blocks x 64 B = 256 KiB
 
   static task_block_depot& instance() noexcept {
     static constinit task_block_depot d;
@@ -208,26 +208,21 @@ class task_block_cache {
   /// may free tasks the thread made).
   PILFER_NOINLINE static void* allocate_new(task_block_cache& k, std::size_t c) {
     k.register_drain();
-    // After the depot was found empty, the next per_class_limit allocations of the class skip it
-    // (a thread that only makes tasks, the depot dry, would otherwise take its mutex per block).
-    if (free_block* l = k.spare_[c]) {  // the full spare becomes the list in use
-      k.spare_[c] = nullptr;
-      k.head_[c] = l->next;
-      k.count_[c] = list_size - 1;
-      return l;
-    }
-    if (k.limit_ == list_size) {
+    // A full list becomes the one in use: the spare, else one from the depot. After the depot
+    // was found empty, the next per_class_limit allocations of the class skip it (a thread that
+    // only makes tasks, the depot dry, would otherwise take its mutex per block).
+    free_block* l = std::exchange(k.spare_[c], nullptr);
+    if (l == nullptr && k.limit_ == list_size) {
       if (k.depot_skip_[c] > 0) {
         --k.depot_skip_[c];
-      } else if (free_block* l = task_block_depot::instance().take(c)) {  // a full list: this block and the rest
-        k.head_[c] = l->next;
-        k.count_[c] = list_size - 1;
-        return l;
-      } else {
+      } else if ((l = task_block_depot::instance().take(c)) == nullptr) {
         k.depot_skip_[c] = per_class_limit;
       }
     }
-    return ::operator new(block_size(c));
+    if (l == nullptr) return ::operator new(block_size(c));
+    k.head_[c] = l->next;  // this block and the rest of the list
+    k.count_[c] = list_size - 1;
+    return l;
   }
 
   /// Past the limit, and the first free on a thread that has made no task: the limit starts at
