@@ -1,7 +1,8 @@
 // conformance/mutants/pilfer_pool_mutants.hpp — pilfer's own pool compiled with its OLD behaviour, through the
 // pool's compile-time pool_mutation hook (lib/include/pilfer/pool.hpp): the sleep protocol in which a woken
 // worker is not counted as searching (issue 8 point 1) and the helping waits that run any queued task on top of
-// the waiting frame (issue 8 points 2 and 3). The suite must kill both, as it kills the ws_pool mutants.
+// the waiting frame (issue 8 points 2 and 3); and a blocked wait whose spare is started only for work queued
+// when it blocks, never for work that comes later. The suite must kill each, as it kills the ws_pool mutants.
 #pragma once
 
 #include <pilfer/pool.hpp>
@@ -20,8 +21,13 @@ struct old_helping_sync : pilfer::std_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::old_helping;
 };
 
+struct no_spare_on_demand_sync : pilfer::std_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::no_spare_on_demand;
+};
+
 using pilfer_pool_old_sleep = basic_pilfer_pool<old_sleep_sync>;
 using pilfer_pool_old_helping = basic_pilfer_pool<old_helping_sync>;
+using pilfer_pool_no_spare_on_demand = basic_pilfer_pool<no_spare_on_demand_sync>;
 
 /// pilfer's pool handed a flat topology whatever the machine (the fallback path taken when it should not be):
 /// placement and victim order ignore caches and NUMA nodes (POOL-13).

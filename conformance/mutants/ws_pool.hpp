@@ -11,7 +11,8 @@
 //
 // Waits (base): every task is a job with a claim word (queued -> claimed -> done). A wait for a
 // job that is still queued claims it and runs it inline (the queue entry becomes a tombstone that
-// takers skip); a wait for a job running elsewhere blocks. A wait therefore runs only what it
+// takers skip); a wait for a job running elsewhere blocks, and a worker that blocks starts a stand-in
+// thread that runs queued tasks until the wait ends (POOL-20: parallelism is kept). A wait therefore runs only what it
 // waits for, so an acyclic wait-for graph cannot deadlock (POOL-19) and the stack grows only with
 // the user's own nesting (POOL-20). Inline claims count toward the injector interval (every 32nd
 // take): when it is due and the injector is non-empty, the waiting worker hands the oldest outside
@@ -24,6 +25,7 @@
 
 #include "pilfer/conformance/adapters.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <exception>
@@ -33,6 +35,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace pilfer::conformance::mutants {
@@ -306,6 +310,8 @@ class ws_pool {
     std::lock_guard<S::mutex> g(spare_m_);
     for (auto& t : spares_) t.join();
     spares_.clear();
+    for (auto& [t, flag] : stand_ins_) t.join();
+    stand_ins_.clear();
   }
 
  private:
@@ -462,8 +468,38 @@ class ws_pool {
       execute(j);
       return;
     }
+    // POOL-20: a worker that blocks keeps the pool's parallelism — a stand-in thread runs queued tasks
+    // until the wait ends (the blocking_wait mutant blocks without one: its target is POOL-11).
+    std::shared_ptr<S::atomic<int>> stand_in;
+    if (c != nullptr && c->index != spare_index && M != pool_mutation::blocking_wait) stand_in = start_stand_in();
     for (int s; (s = j.state.load(PILFER_SITE("wspool.done", acquire))) != done;)
       j.state.wait(s, PILFER_SITE("wspool.done", acquire));
+    if (stand_in) stand_in->store(1, PILFER_SITE("wspool.spare", release));
+  }
+
+  /// A thread that runs queued tasks (polling every 50 us) until its flag is set, then marks itself finished
+  /// (2) so that the next start joins it; shutdown joins the rest.
+  std::shared_ptr<S::atomic<int>> start_stand_in() {
+    auto flag = std::make_shared<S::atomic<int>>(0);
+    std::lock_guard<S::mutex> g(spare_m_);
+    for (auto it = stand_ins_.begin(); it != stand_ins_.end();) {
+      if (it->second->load(PILFER_SITE("wspool.spare", acquire)) == 2) {
+        it->first.join();
+        it = stand_ins_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    stand_ins_.emplace_back(S::thread([this, flag] {
+                              ctx me{this, spare_index};
+                              S::thread_slot<slot_key>() = &me;
+                              while (flag->load(PILFER_SITE("wspool.spare", acquire)) == 0)
+                                if (!run_one(spare_index)) std::this_thread::sleep_for(std::chrono::microseconds(50));
+                              S::thread_slot<slot_key>() = nullptr;
+                              flag->store(2, PILFER_SITE("wspool.spare", release));
+                            }),
+                            flag);
+    return flag;
   }
 
   /// An inline claim is a local take: every 32nd, a waiting outside task goes to a spare thread.
@@ -654,6 +690,7 @@ class ws_pool {
   std::vector<S::thread> threads_;
   S::mutex spare_m_;
   std::vector<S::thread> spares_;
+  std::vector<std::pair<S::thread, std::shared_ptr<S::atomic<int>>>> stand_ins_;  // guarded by spare_m_
   S::mutex inj_m_;
   std::deque<job_ptr> inj_;
   std::deque<job_ptr> high_;  // high-priority tasks (guarded by inj_m_)

@@ -49,5 +49,8 @@ void add_other_mutants(registry& r) {
                                                "pilfer's pool with its old helping waits (pool_mutation hook)");
   r.add_pool<mutants::pilfer_pool_old_helping>("mutant.pilfer_pool.old_helping_deep", "mutant", "POOL-20",
                                                "pilfer's pool with its old helping waits: waiters nest on one stack");
+  r.add_pool<mutants::pilfer_pool_no_spare_on_demand>(
+      "mutant.pilfer_pool.no_spare_on_demand", "mutant", "POOL-20",
+      "pilfer's pool whose blocked wait starts a spare only for work queued when it blocks");
 }
 }  // namespace pilfer::conformance::suite

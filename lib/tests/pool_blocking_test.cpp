@@ -254,31 +254,50 @@ TEST(PoolBlocking, ManyWaitersOnOneRunningTaskKeepConstantDepth) {
   EXPECT_EQ(load(max_depth), 1u);
 }
 
-// A spare started for a blocked wait finds nothing to do while the wait lasts,
-// so it parks as the blocked worker's stand-in. When the wait ends the spare
-// is surplus: it must retire, so the pool is back to size() parked threads.
-// (Before: the spare stayed parked among the workers for good; a loop waiting
-// for "every worker parked" — example_reduce — hung 1 run in 7.)
-// @verifies POOL-20 POOL-6
-TEST(PoolBlocking, SpareParkedDuringAWaitRetiresWhenTheWaitEnds) {
+// A blocked wait owes a spare (POOL-20) but starts one only when a thread is
+// needed (pool.hpp, invariant C). One worker runs a long task L, the other is
+// blocked in a wait for L, nothing is queued: no spare thread exists. A task X
+// submitted then must run while L still runs — the notifier finds nobody
+// parked and activates the owed spare. When the wait ends the spare is
+// surplus and retires, so the pool is back to size() parked threads.
+// (Before: every blocked wait started a spare at once, which then ran beside
+// both workers once the wait returned — 15-30 % of a parallel_for's time on
+// 2 cores; the mutant no_spare_on_demand, which never activates one later,
+// leaves X queued until L ends. And earlier still, the spare stayed parked
+// among the workers for good; a loop waiting for "every worker parked" —
+// example_reduce — hung 1 run in 7.)
+// @verifies POOL-20 POOL-18 POOL-6
+TEST(PoolBlocking, BlockedWaitStartsItsSpareWhenWorkArrives) {
   pilfer::pool_options o;
   o.threads = 2;
   pilfer::pool p(o);
-  watchdog dog("spare retires after the wait", 60s, &p);
+  watchdog dog("spare on demand during a wait", 60s, &p);
   for (int round = 0; round < 5; ++round) {
     flag started{0};
     flag release{0};
+    flag x_ran{0};
     auto long_task = p.submit([&] {
       store(started, 1);
       while (load(release) == 0) std::this_thread::sleep_for(1ms);
     });
     ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
-    auto waiter = p.submit([&] { long_task.wait(); });  // blocks: a spare stands in
-    // One worker runs long_task, one is blocked in the wait: the spare finds nothing and parks.
-    ASSERT_TRUE(eventually([&] { return p.stats().sleeping == 1 && p.spare_workers() == 1; }))
-        << "sleeping " << p.stats().sleeping << ", spares " << p.spare_workers();
+    const std::uint64_t blocked_before = p.stats().total.blocked_waits;
+    auto waiter = p.submit([&] { long_task.wait(); });
+    ASSERT_TRUE(eventually([&] { return p.stats().total.blocked_waits > blocked_before; }))
+        << "round " << round << ": the wait never blocked";
+    if (round == 0) {
+      // Nothing is queued: the owed spare is not started.
+      std::this_thread::sleep_for(20ms);
+      EXPECT_EQ(p.spare_workers(), 0u) << "a spare was started with nothing queued";
+    }
+    auto x = p.submit([&] { store(x_ran, 1); });
+    EXPECT_TRUE(eventually([&] { return load(x_ran) == 1; }, 5000ms))
+        << "round " << round << ": a task submitted while one worker runs L and the other is blocked in a "
+        << "wait did not run before L ended (no spare was activated for it)";
     store(release, 1);
     waiter.get();
+    x.get();
+    EXPECT_GE(p.spare_workers(), 1u);
     EXPECT_TRUE(eventually([&] { return p.stats().sleeping == p.size(); }, 5000ms))
         << "round " << round << ": " << p.stats().sleeping << " threads parked in a pool of " << p.size()
         << " (a surplus spare did not retire)";

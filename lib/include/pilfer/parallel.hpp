@@ -57,20 +57,67 @@ I range_middle(I b, I e) noexcept {
   return static_cast<I>(static_cast<U>(static_cast<U>(b) + range_length(b, e) / 2));
 }
 
+/// Where the pieces of a range run. Each range has a HOME: an interval [lo, hi) of worker indices
+/// (the whole range: every worker); a split gives the left half [lo, m) and the right half [m, hi).
+/// The worker that splits keeps the half whose home holds its index and exposes the other to
+/// thieves, so a loop run again puts each piece on the worker that ran it last time, with its data
+/// still in that worker's cache — wherever the root started (from outside the pool, the root task
+/// runs on whichever worker finds it first). Only the order of the two arms changes: every piece
+/// still runs exactly once, and a thief takes whatever is exposed.
+struct home_range {
+  unsigned lo, hi;
+  unsigned middle() const noexcept { return lo + (hi - lo) / 2; }
+  home_range left() const noexcept { return hi - lo > 1 ? home_range{lo, middle()} : *this; }
+  home_range right() const noexcept { return hi - lo > 1 ? home_range{middle(), hi} : *this; }
+  /// True when worker `me` should run the right half itself.
+  bool keeps_right(unsigned me) const noexcept { return hi - lo > 1 && me >= middle() && me < hi; }
+};
+
+/// join(p, left, right), or with the arms swapped when the caller keeps the right half; either way
+/// an exception of the left half wins over one of the right half (join order, as documented).
+template <class Sync, class L, class R>
+void join_halves(basic_pool<Sync>& p, bool keep_right, L&& left, R&& right) {
+  if (!keep_right) {
+    join(p, left, right);
+    return;
+  }
+  std::exception_ptr el, er;
+  join(
+      p,
+      [&] {
+        try {
+          right();
+        } catch (...) {
+          er = std::current_exception();
+        }
+      },
+      [&] {
+        try {
+          left();
+        } catch (...) {
+          el = std::current_exception();
+        }
+      });
+  if (el) std::rethrow_exception(el);
+  if (er) std::rethrow_exception(er);
+}
+
 /// Adaptive splitting (seed 000 "automatic chunking"; Tzannes' lazy binary
 /// splitting as done by Rayon): a range is halved while it is larger than
 /// `grain` and the split budget lasts; the budget halves at each split and is
 /// refilled to size() when a half was stolen (ran on another worker than the
 /// one that split it) — thieves are hungry, so make more pieces.
 template <class Sync, class I, class F>
-void pfor_rec(basic_pool<Sync>& p, I b, I e, std::size_t grain, unsigned splits, unsigned origin, F& f) {
+void pfor_rec(basic_pool<Sync>& p, I b, I e, std::size_t grain, unsigned splits, unsigned origin, home_range home,
+              F& f) {
   const unsigned me = p.current_worker_index().value_or(origin);
   if (me != origin) splits = std::max(splits, p.size());
   if (range_length(b, e) > grain && splits > 0) {
     splits /= 2;
     const I mid = range_middle(b, e);
-    join(p, [&] { pfor_rec(p, b, mid, grain, splits, me, f); },
-         [&] { pfor_rec(p, mid, e, grain, splits, me, f); });
+    join_halves(
+        p, home.keeps_right(me), [&] { pfor_rec(p, b, mid, grain, splits, me, home.left(), f); },
+        [&] { pfor_rec(p, mid, e, grain, splits, me, home.right(), f); });
     return;
   }
   for (I i = b; i < e; ++i) f(i);
@@ -78,15 +125,17 @@ void pfor_rec(basic_pool<Sync>& p, I b, I e, std::size_t grain, unsigned splits,
 
 template <class Sync, class I, class T, class M, class R>
 T preduce_rec(basic_pool<Sync>& p, I b, I e, const T& identity, std::size_t grain, unsigned splits,
-              unsigned origin, M& map, R& reduce) {
+              unsigned origin, home_range home, M& map, R& reduce) {
   const unsigned me = p.current_worker_index().value_or(origin);
   if (me != origin) splits = std::max(splits, p.size());
   if (range_length(b, e) > grain && splits > 0) {
     splits /= 2;
     const I mid = range_middle(b, e);
     std::optional<T> l, r;
-    join(p, [&] { l.emplace(preduce_rec(p, b, mid, identity, grain, splits, me, map, reduce)); },
-         [&] { r.emplace(preduce_rec(p, mid, e, identity, grain, splits, me, map, reduce)); });
+    join_halves(
+        p, home.keeps_right(me),
+        [&] { l.emplace(preduce_rec(p, b, mid, identity, grain, splits, me, home.left(), map, reduce)); },
+        [&] { r.emplace(preduce_rec(p, mid, e, identity, grain, splits, me, home.right(), map, reduce)); });
     return reduce(std::move(*l), std::move(*r));
   }
   T acc = identity;
@@ -110,7 +159,7 @@ void parallel_for(basic_pool<Sync>& p, I begin, I end, F&& f, std::size_t grain 
     p.submit([&] { parallel_for(p, begin, end, f, grain); }).get();
     return;
   }
-  detail::pfor_rec(p, begin, end, grain, p.size(), *p.current_worker_index(), f);
+  detail::pfor_rec(p, begin, end, grain, p.size(), *p.current_worker_index(), detail::home_range{0, p.size()}, f);
 }
 
 /// reduce(...reduce(reduce(identity, map(begin)), map(begin+1))..., map(end-1)),
@@ -124,7 +173,8 @@ T parallel_reduce(basic_pool<Sync>& p, I begin, I end, T identity, M&& map, R&& 
   if (!p.current_worker_index()) {
     return p.submit([&] { return parallel_reduce(p, begin, end, identity, map, reduce, grain); }).get();
   }
-  return detail::preduce_rec(p, begin, end, identity, grain, p.size(), *p.current_worker_index(), map, reduce);
+  return detail::preduce_rec(p, begin, end, identity, grain, p.size(), *p.current_worker_index(),
+                             detail::home_range{0, p.size()}, map, reduce);
 }
 
 }  // namespace pilfer
