@@ -124,6 +124,42 @@ TEST(PoolLoops, BodyExceptionPropagates) {
   EXPECT_EQ(p.submit([] { return 1; }).get(), 1);
 }
 
+// Every index throws its own value: the exception that propagates is the one of
+// the leftmost piece (join order), index `begin`, whichever worker ran which
+// half — a worker whose home is the right half runs that half inline and
+// exposes the left one (parallel.hpp, home_range), and the left exception
+// still wins. Many rounds, 2 and 3 workers, called from outside and from a
+// task.
+// @verifies POOL-16 POOL-10
+TEST(PoolLoops, LeftmostExceptionWinsWhateverWorkerRunsWhichHalf) {
+  for (unsigned workers : {2u, 3u}) {
+    pilfer::pool p({.threads = workers});
+    for (int round = 0; round < 200; ++round) {
+      const bool inside = round % 2 == 1;
+      int caught_for = -1, caught_reduce = -1;
+      auto run = [&] {
+        try {
+          pilfer::parallel_for(p, 100, 100 + 4096, [](int i) { throw i; });
+        } catch (int i) {
+          caught_for = i;
+        }
+        try {
+          (void)pilfer::parallel_reduce(
+              p, 100, 100 + 4096, 0, [](int i) -> int { throw i; }, [](int a, int b) { return a + b; });
+        } catch (int i) {
+          caught_reduce = i;
+        }
+      };
+      if (inside)
+        p.submit(run).get();
+      else
+        run();
+      ASSERT_EQ(caught_for, 100) << workers << " workers, round " << round << (inside ? " (inside a task)" : "");
+      ASSERT_EQ(caught_reduce, 100) << workers << " workers, round " << round << (inside ? " (inside a task)" : "");
+    }
+  }
+}
+
 }  // namespace
 
 // Issue 8 point 6: the whole range of a signed index type is split without
