@@ -5,6 +5,8 @@
 //                    submitted from outside or spawned by a task, after random gaps (and right after a
 //                    one-task probe, so one worker searches while the others park): every round completes
 //                    (POOL-18). With --oversubscribe / --workers N, k = N workers on fewer cores.
+//   blocked_barrier  the same barrier with 1 .. k-1 workers blocked in waits for its first party: the waits' spares
+//                    must be activated for the other parties, queued before or after the waits block (POOL-20).
 //   wait_graph       random acyclic wait-for graphs of 10-60 tasks on 1-4 workers through task handles
 //                    (wait() from several dependants), task groups, join and nested submit+get; some tasks sleep
 //                    so a waited-for task is often running elsewhere: every task runs once, values exact (POOL-19).
@@ -24,6 +26,7 @@
 // depth check) — the evidence that these stress scenarios can fail. --mutant wait_on_live_count|forget_before_count
 // compiles task_group with a wait that ends on the live count (it sleeps through a later round: reused_group's
 // handoff hangs, a watchdog dump) or a run() that forgets the kept exception before counting (check W3 fails).
+// --mutant no_spare_on_demand: a blocked wait's spare only for work queued when it blocks (blocked_barrier hangs).
 // Usage: stress_pool_waits [--scenario NAME] [--mutant none|MUTANT] [common options: stress_common.hpp]
 #include <pilfer/pool.hpp>
 
@@ -107,6 +110,54 @@ struct scenarios {
       p.wait_idle();
     }
     std::printf("barrier: rounds=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds), d.elapsed());
+  }
+
+  // ------------------------------------------------------------------------------------------- blocked_barrier
+  // k workers: L, party 1 of a k-party barrier, runs; w (1 .. k-1) tasks wait for L's handle and block (L runs
+  // elsewhere, nothing of it is queued); the other k-1 parties come from outside after a random gap, or are
+  // spawned by L as it starts (then they are queued while the waits block). The k parties need k threads at
+  // once, so every blocked wait's owed spare must be activated: by the wait when it sees the parties, else by
+  // the push of a party that finds nobody parked (pool.hpp, invariant C). A hang is a watchdog report.
+  // @verifies POOL-20 POOL-18
+  static void blocked_barrier(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 17);
+    std::uint64_t rounds = 0, blocked_waits = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      const unsigned k = o.workers ? o.workers : 2 + static_cast<unsigned>(r.below(3));
+      pool_type p(pool_opts(k));
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
+      for (int round = 0; round < 20 && !fail.any(); ++round, ++rounds) {
+        std_sync::atomic<unsigned> arrived{0}, finished{0}, l_started{0};
+        auto party = [&] {
+          arrived.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+          spin_until(arrived, k);  // hangs (the watchdog reports it) if a party stays queued for want of a thread
+          finished.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+          progress();
+        };
+        const bool from_l = r.below(2) == 0;
+        auto l = p.submit([&] {
+          l_started.store(1, PILFER_SITE("stress.barrier", release));
+          if (from_l)
+            for (unsigned i = 1; i < k; ++i) p.spawn(party);
+          party();
+        });
+        spin_until(l_started, 1);
+        const unsigned waiters = 1 + static_cast<unsigned>(r.below(k - 1));
+        std::vector<handle_type<void>> ws;
+        for (unsigned i = 0; i < waiters; ++i) ws.push_back(p.submit([&l] { l.wait(); }));
+        gap(r);
+        if (!from_l)
+          for (unsigned i = 1; i < k; ++i) p.spawn(party);
+        spin_until(finished, k);
+        for (auto& w : ws) w.get();
+        l.get();
+      }
+      p.wait_idle();
+      blocked_waits += p.stats().total.blocked_waits;
+    }
+    std::printf("blocked_barrier: rounds=%llu blocked_waits=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds),
+                static_cast<unsigned long long>(blocked_waits), d.elapsed());
   }
 
   // ------------------------------------------------------------------------------------------- wait_graph
@@ -570,6 +621,7 @@ struct scenarios {
   static void run(const std::string& scenario, const options& o, failures& fail, watchdog& wd) {
     auto want = [&](std::string_view s) { return (scenario.empty() || scenario == s) && !fail.any(); };
     if (want("barrier")) barrier(o, fail, wd);
+    if (want("blocked_barrier")) blocked_barrier(o, fail, wd);
     if (want("wait_graph")) wait_graph(o, fail, wd);
     if (want("many_waiters")) many_waiters(o, fail, wd);
     if (want("join_fairness")) join_fairness(o, fail, wd);
@@ -595,12 +647,12 @@ int main(int argc, char** argv) {
     if (!take_option(argc, argv, i, "--scenario", scenario, program) && !take_option(argc, argv, i, "--mutant", mutant, program))
       rest.push_back(argv[i]);
   }
-  const char* mutants = "none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count";
+  const char* mutants = "none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count|no_spare_on_demand";
   if (!one_of(mutant, mutants)) {
     std::fprintf(stderr, "%s: unknown --mutant '%s' (%s)\n", program, mutant.c_str(), mutants);
     return 2;
   }
-  const char* names = "barrier|wait_graph|many_waiters|join_fairness|dropped_handles|reused_group";
+  const char* names = "barrier|blocked_barrier|wait_graph|many_waiters|join_fairness|dropped_handles|reused_group";
   if (!scenario.empty() && !one_of(scenario, names)) {
     std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
     return 2;
@@ -621,6 +673,8 @@ int main(int argc, char** argv) {
     scenarios<mutant_sync<M::wait_on_live_count>>::run(scenario, o, fail, wd);
   } else if (mutant == "forget_before_count") {
     scenarios<mutant_sync<M::forget_before_count>>::run(scenario, o, fail, wd);
+  } else if (mutant == "no_spare_on_demand") {
+    scenarios<mutant_sync<M::no_spare_on_demand>>::run(scenario, o, fail, wd);
   } else {
     scenarios<chaos_sync>::run(scenario, o, fail, wd);
   }
