@@ -39,6 +39,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -278,7 +280,9 @@ class basic_pool {
       idle_spares_.write().clear();
       for (auto& w : owned_) all.push_back(w.get());
     }
-    for (worker* w : all) w->thread.join();
+    // (a spare whose thread could not be started keeps its slot, with no thread to join)
+    for (worker* w : all)
+      if (w->thread.joinable()) w->thread.join();
     joined_.write() = true;
   }
 
@@ -336,12 +340,21 @@ class basic_pool {
     return at(i);
   }
 
-  void configure_thread(worker& w) {
+  /// Names the thread (the last 15 characters of "<pool name>-<index>", "-s<index>" for a spare) and pins
+  /// a worker when asked. Best effort and allocation-free: a spare's thread is already running when this
+  /// is called, so nothing here may fail in a way that undoes its counts.
+  void configure_thread(worker& w) noexcept {
 #if defined(__linux__)
     auto h = w.thread.native().native_handle();
-    std::string nm = opts_.name + (w.spare ? "-s" : "-") + std::to_string(w.index);
-    if (nm.size() > 15) nm = nm.substr(nm.size() - 15);
-    ::pthread_setname_np(h, nm.c_str());
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%s%u", w.spare ? "-s" : "-", w.index);
+    const std::size_t suffix_len = std::strlen(suffix);  // at most 12 characters
+    const std::string& base = opts_.name;
+    const std::size_t keep = std::min(base.size(), 15 - suffix_len);
+    char nm[16];
+    std::memcpy(nm, base.data() + (base.size() - keep), keep);
+    std::memcpy(nm + keep, suffix, suffix_len + 1);
+    ::pthread_setname_np(h, nm);
     if (opts_.pin && !w.spare) {
       const processing_unit& pu = topo_.pus()[placement_[w.index]];
       if (pu.os_index < CPU_SETSIZE) {
@@ -860,7 +873,6 @@ class basic_pool {
     on_wake();
     try {
       s.thread = typename Sync::thread([this, &s] { worker_main(s, !(mutation == detail::pool_mutation::old_sleep_protocol)); });
-      if constexpr (!Sync::is_model) configure_thread(s);
     } catch (...) {
       // No thread (resource limit): the slot stays, as a worker that never
       // runs; undo the counts.
@@ -869,6 +881,8 @@ class basic_pool {
       if constexpr (mutation != detail::pool_mutation::old_sleep_protocol) leave_searching();
       return false;
     }
+    // The thread runs (and counts itself out of the search): nothing after this point may undo the counts.
+    if constexpr (!Sync::is_model) configure_thread(s);
     return true;
   }
 
@@ -901,8 +915,11 @@ class basic_pool {
   }
 
   /// Returns whether a spare stands in for this thread (false past max_spare_workers): one is active
-  /// already, or owed and activated when a thread is needed (invariant C).
-  bool begin_blocking(worker& w) {
+  /// already, or owed and activated when a thread is needed (invariant C). `eager`: activate it now and
+  /// return whether that worked — for a wait that, without a stand-in, naps and looks at the injector
+  /// itself instead of blocking (await<Anywhere>): a spare that fails to start later (no thread) would
+  /// leave such a wait blocked beside the work it was to take.
+  bool begin_blocking(worker& w, bool eager = false) {
     w.set_state(worker_state::waiting);
     w.bump(counter::blocked_waits);
     if constexpr (Sync::is_model) return false;
@@ -913,14 +930,14 @@ class basic_pool {
       blocked_.write() += 1;
       publish_spare_counts();
       if (spares_active_.read() < blocked_.read()) {
-        if (can_activate_locked(blocked_.read() - spares_active_.read())) {
-          owed = true;
-        } else {
+        if (eager ? !activate_spare_locked() : !can_activate_locked(blocked_.read() - spares_active_.read())) {
           stand_in = false;
           if (!limit_reported_.read()) {
             limit_reported_.write() = true;
             report = true;
           }
+        } else if (!eager) {
+          owed = true;
         }
       }
     }
@@ -1140,7 +1157,7 @@ class basic_pool {
           }
           continue;
         }
-        const bool stand_in = begin_blocking(w);
+        const bool stand_in = begin_blocking(w, Anywhere);
         if (!Anywhere || stand_in) {
           block();
           end_blocking(w);
@@ -1188,6 +1205,10 @@ class basic_pool {
       if (ours(t)) return t;
       w.bump(counter::rerouted);
       injector_.push(t);
+      // Out of the injector for a moment: a thread that looked meanwhile (a worker about to park, a
+      // wait about to block and owe a spare) saw nothing, so announce it like a push (sleep.md, "moved
+      // items"; invariant C).
+      announce_requeued();
     }
     return nullptr;
   }
