@@ -63,6 +63,21 @@ void gap(rng& r) {  // 0 … ~2^17 spins: lands in every phase of the idle path
   for (std::uint64_t i = 0; i < spins; ++i) std_sync::spin_hint();
 }
 
+/// A k-party spin barrier: party() returns once k parties arrived. A party that never comes (queued beside
+/// idle or blocked workers) leaves the others spinning: the watchdog reports it.
+struct spin_barrier {
+  explicit spin_barrier(unsigned parties) : k(parties) {}
+  void party() {
+    arrived.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+    spin_until(arrived, k);
+    finished.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
+    progress();
+  }
+  void wait_all_finished() const { spin_until(finished, k); }
+  unsigned k;
+  std_sync::atomic<unsigned> arrived{0}, finished{0};
+};
+
 /// The scenarios on basic_pool<S>: S = chaos_sync normally; --mutant compiles pilfer's own pool with an old,
 /// known-wrong behaviour (pool-core's pool_mutation hook) to show these scenarios catch it.
 template <class S>
@@ -83,13 +98,8 @@ struct scenarios {
       pool_type p(pool_opts(k));
       watchdog::guard g(wd, [&p] { return describe_pool(p); });
       for (int round = 0; round < 50 && !fail.any(); ++round, ++rounds) {
-        std_sync::atomic<unsigned> arrived{0}, finished{0};
-        auto party = [&] {
-          arrived.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
-          spin_until(arrived, k);  // hangs (the watchdog reports it) if a worker stays idle beside a queued party
-          finished.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
-          progress();
-        };
+        spin_barrier b(k);  // hangs (the watchdog reports it) if a worker stays idle beside a queued party
+        auto party = [&b] { b.party(); };
         gap(r);
         if (round % 2 == 1) {
           std_sync::atomic<unsigned> probe{0};
@@ -105,7 +115,7 @@ struct scenarios {
         } else {
           for (unsigned i = 0; i < k; ++i) p.spawn(party);
         }
-        spin_until(finished, k);
+        b.wait_all_finished();
       }
       p.wait_idle();
     }
@@ -128,13 +138,9 @@ struct scenarios {
       pool_type p(pool_opts(k));
       watchdog::guard g(wd, [&p] { return describe_pool(p); });
       for (int round = 0; round < 20 && !fail.any(); ++round, ++rounds) {
-        std_sync::atomic<unsigned> arrived{0}, finished{0}, l_started{0};
-        auto party = [&] {
-          arrived.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
-          spin_until(arrived, k);  // hangs (the watchdog reports it) if a party stays queued for want of a thread
-          finished.fetch_add(1, PILFER_SITE("stress.barrier", acq_rel));
-          progress();
-        };
+        spin_barrier b(k);  // hangs (the watchdog reports it) if a party stays queued for want of a thread
+        auto party = [&b] { b.party(); };
+        std_sync::atomic<unsigned> l_started{0};
         const bool from_l = r.below(2) == 0;
         auto l = p.submit([&] {
           l_started.store(1, PILFER_SITE("stress.barrier", release));
@@ -149,7 +155,7 @@ struct scenarios {
         gap(r);
         if (!from_l)
           for (unsigned i = 1; i < k; ++i) p.spawn(party);
-        spin_until(finished, k);
+        b.wait_all_finished();
         for (auto& w : ws) w.get();
         l.get();
       }
