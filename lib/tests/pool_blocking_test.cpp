@@ -273,18 +273,9 @@ TEST(PoolBlocking, BlockedWaitStartsItsSpareWhenWorkArrives) {
   pilfer::pool p(o);
   watchdog dog("spare on demand during a wait", 60s, &p);
   for (int round = 0; round < 5; ++round) {
-    flag started{0};
-    flag release{0};
     flag x_ran{0};
-    auto long_task = p.submit([&] {
-      store(started, 1);
-      while (load(release) == 0) std::this_thread::sleep_for(1ms);
-    });
-    ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
-    const std::uint64_t blocked_before = p.stats().total.blocked_waits;
-    auto waiter = p.submit([&] { long_task.wait(); });
-    ASSERT_TRUE(eventually([&] { return p.stats().total.blocked_waits > blocked_before; }))
-        << "round " << round << ": the wait never blocked";
+    wait_blocked_on_running_task blocked(p);
+    ASSERT_TRUE(blocked.start()) << "round " << round << ": the wait never blocked";
     if (round == 0) {
       // Nothing is queued: the owed spare is not started.
       std::this_thread::sleep_for(20ms);
@@ -294,8 +285,7 @@ TEST(PoolBlocking, BlockedWaitStartsItsSpareWhenWorkArrives) {
     EXPECT_TRUE(eventually([&] { return load(x_ran) == 1; }, 5000ms))
         << "round " << round << ": a task submitted while one worker runs L and the other is blocked in a "
         << "wait did not run before L ended (no spare was activated for it)";
-    store(release, 1);
-    waiter.get();
+    blocked.release();
     x.get();
     EXPECT_GE(p.spare_workers(), 1u);
     EXPECT_TRUE(eventually([&] { return p.stats().sleeping == p.size(); }, 5000ms))

@@ -55,6 +55,32 @@ inline void until_waiting(const pilfer::pool& p, int n) {
   }
 }
 
+/// POOL-20's shape: one worker runs a long task until release(); a task on another worker waits for it.
+/// start() returns once that wait has blocked (the pool counted a blocked wait), false if not in time.
+/// The object must stay where it is while the tasks run (they refer to it).
+struct wait_blocked_on_running_task {
+  explicit wait_blocked_on_running_task(pilfer::pool& pool) : p(pool) {}
+  bool start() {
+    long_task = p.submit([this] {
+      store(started, 1);
+      while (load(released) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    if (!eventually([&] { return load(started) == 1; })) return false;
+    const std::uint64_t blocked_before = p.stats().total.blocked_waits;
+    waiter = p.submit([this] { long_task.wait(); });
+    return eventually([&] { return p.stats().total.blocked_waits > blocked_before; });
+  }
+  /// Lets the long task end and collects both tasks.
+  void release() {
+    store(released, 1);
+    waiter.get();
+    long_task.get();
+  }
+  pilfer::pool& p;
+  flag started{0}, released{0};
+  pilfer::task_handle<void> long_task, waiter;
+};
+
 /// CPU time, in seconds, of the thread whose clock this is (pthread_getcpuclockid, or
 /// CLOCK_THREAD_CPUTIME_ID for the calling thread): time spent running, never time asleep.
 inline double cpu_seconds(clockid_t id) {

@@ -89,21 +89,14 @@ TEST(PoolThreadFailure, PoolWhoseSpareFailedToStartShutsDown) {
     o.on_uncaught = [](std::exception_ptr) {};
     pilfer::pool p(o);
     watchdog dog("pool with a spare that failed to start", 60s, &p);
-    flag release{0}, started{0}, x_ran{0};
-    auto l = p.submit([&] {
-      store(started, 1);
-      while (load(release) == 0) std::this_thread::sleep_for(1ms);
-    });
-    ASSERT_TRUE(eventually([&] { return load(started) == 1; }));
-    const std::uint64_t blocked_before = p.stats().total.blocked_waits;
-    auto w = p.submit([&] { l.wait(); });
-    ASSERT_TRUE(eventually([&] { return p.stats().total.blocked_waits > blocked_before; }));
+    flag x_ran{0};
+    wait_blocked_on_running_task blocked(p);
+    ASSERT_TRUE(blocked.start());
     {
       no_new_threads guard;
       auto x = p.submit([&] { store(x_ran, 1); });  // its push tries to start the owed spare: no thread
       std::this_thread::sleep_for(20ms);
-      store(release, 1);
-      w.get();
+      blocked.release();
       x.get();
     }
     EXPECT_EQ(load(x_ran), 1);

@@ -1198,19 +1198,25 @@ class basic_pool {
   /// at go back to its tail (taken and rerouted: the statistics' identity holds).
   template <class Ours>
   task_base* take_from_injector_if(worker& w, Ours&& ours, std::size_t limit) {
+    task_base* found = nullptr;
+    bool moved = false;
     for (std::size_t n = std::min(limit, injector_.size()); n > 0; --n) {
       task_base* t = take(injector_);
-      if (t == nullptr) return nullptr;
+      if (t == nullptr) break;
       w.bump(counter::injector_pops);
-      if (ours(t)) return t;
+      if (ours(t)) {
+        found = t;
+        break;
+      }
       w.bump(counter::rerouted);
       injector_.push(t);
-      // Out of the injector for a moment: a thread that looked meanwhile (a worker about to park, a
-      // wait about to block and owe a spare) saw nothing, so announce it like a push (sleep.md, "moved
-      // items"; invariant C).
-      announce_requeued();
+      moved = true;
     }
-    return nullptr;
+    // What was put back was out of the injector for a moment: a thread that looked meanwhile (a worker
+    // about to park, a wait about to block and owe a spare) saw nothing, so announce it like a push
+    // (sleep.md, "moved items"; invariant C) — once per look.
+    if (moved) announce_requeued();
+    return found;
   }
 
   /// join(): push the second branch onto the own deque.
