@@ -132,6 +132,13 @@ class checker {
   [[noreturn]] void abandon();
   /// assume(false): the execution is blocked (not an error); the fiber is stranded.
   [[noreturn]] void block();
+  /// pilfer::model::stop_branching() / resume_branching(): while off, every decision takes alternative 0.
+  void set_branching(bool on) noexcept {
+    unbranched_ = !on;
+    if (!on) res_.one_way_stretches = true;
+  }
+  /// pilfer::model::observe(): the running thread's reads take the newest consistent store.
+  void observe(bool begin) noexcept { threads_[cur_].observing += begin ? 1 : -1; }
   /// This thread stops here for good: it is never resumed, its frames are never unwound.
   [[noreturn]] void strand();
   std::size_t execution_index() const noexcept { return exec_index_; }
@@ -233,6 +240,7 @@ class checker {
   std::vector<read_candidate> scratch_cands_;
   std::vector<std::uint32_t> scratch_good_, scratch_aux_;
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
+  bool unbranched_ = false;                                 // between stop_branching() and resume_branching()
   bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;
   bool failed_ = false, pruned_ = false, blocked_ = false, other_shard_ = false;

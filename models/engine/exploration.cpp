@@ -28,7 +28,7 @@ checker* g = nullptr;  // the running check
 std::set<std::string> g_last_tags;
 
 std::uint32_t checker::choose(std::uint32_t n) {
-  if (n <= 1) return 0;
+  if (n <= 1 || unbranched_) return 0;  // (with branching off nothing is recorded: replay is deterministic)
   if (depth_ < path_.size()) {
     decision& d = path_[depth_++];
     if (d.count != n && !replaying_token_) {
@@ -49,6 +49,7 @@ std::uint32_t checker::choose(std::uint32_t n) {
 /// Like choose() but always recorded (even with one alternative), with the outcome.
 std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
   const auto n = static_cast<std::uint32_t>(aux.size());
+  if (unbranched_) return 0;
   if (depth_ < path_.size()) {
     decision& d = path_[depth_++];
     if (d.count != n && !replaying_token_)
@@ -68,7 +69,7 @@ std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
 
 /// Replaying a prefix (except its last, bumped decision): take the recorded outcome.
 bool checker::fast_replay(std::uint32_t* aux) {
-  if (replaying_token_ || depth_ + 1 >= prefix_ || depth_ >= path_.size()) return false;
+  if (unbranched_ || replaying_token_ || depth_ + 1 >= prefix_ || depth_ >= path_.size()) return false;
   const decision& d = path_[depth_];
   if (d.aux == 0xFFFFFFFFu) return false;
   *aux = d.aux;
@@ -172,6 +173,7 @@ void checker::reset_execution() {
   failed_ = pruned_ = blocked_ = other_shard_ = false;
   shard_ = -1;
   force_latest_ = false;
+  unbranched_ = false;
   over_ = false;
   finishing_ = false;
   finish_progress_ = 0;

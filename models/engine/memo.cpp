@@ -72,7 +72,8 @@ hash128 checker::state_hash() const {
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];
     std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
-                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
+                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20) |
+                          (static_cast<std::uint64_t>(th.observing) << 16);
     std::uint64_t ry = 0;
     for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
     // Most threads did not move since the previous state: their term is reused.
@@ -94,6 +95,10 @@ hash128 checker::state_hash() const {
   // Σ over atomic and mutex locations of (key, mo hash), kept by new_location() and commit().
   a += loc_hash_sum_a_;
   b += loc_hash_sum_b_;
+  if (unbranched_) {  // the same graph with branching on and off has different futures
+    a = combine(a, 0x5eed'0000'0001ull);
+    b = combine_b(b, 0x5eed'0000'0001ull);
+  }
   if (opt_.preemption_bound) {
     a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);
     b = combine_b(b, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);

@@ -51,7 +51,17 @@ void assume(bool cond) {
   if (!cond && engaged()) g->block();
 }
 
+void stop_branching() noexcept {
+  if (engaged()) g->set_branching(false);
+}
+void resume_branching() noexcept {
+  if (engaged()) g->set_branching(true);
+}
+
 namespace detail {
+void observe_scope(bool begin) noexcept {
+  if (engaged()) g->observe(begin);
+}
 
 std::uint32_t new_atomic(const void* addr, std::uint64_t init, bool initialised, value_info info,
                          const std::source_location& src) {

@@ -96,6 +96,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       }
       good.push_back(i);
       aux.push_back(c.w);
+      if (unbranched_ || th.observing) break;  // only the first (newest) consistent source is taken
     }
     if (good.empty()) {
       pruned_ = true;
@@ -144,6 +145,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     good.push_back(fastp);
   }
   for (auto p : positions) {
+    if (unbranched_ && !good.empty()) break;  // only the first consistent position is taken
     if (!psc_needed(proto, false)) {
       good.push_back(p);
       continue;

@@ -195,6 +195,7 @@ bool run(const scenario_entry& e, const command& c) {
               (*o.preemption_bound == 1 ? "" : "es");
   else if (proved)
     verdict = "  proved";
+  if (proved && r.one_way_stretches) verdict += ", set-up/teardown run one way";
   const std::string requirements = e.requirements.empty() ? "" : "  [" + e.requirements + "]";
   std::printf("%-32s %s%s%s\n", e.name.c_str(), r.summary().c_str(), requirements.c_str(), verdict.c_str());
   if (!r.ok)

@@ -1,5 +1,5 @@
 // Pool scenarios on the real pilfer::basic_pool<checker_sync> (lib/include/pilfer/pool.hpp,
-// detail/event_count.hpp): 1-2 workers, each a modelled thread spawned by the pool's own
+// detail/event_count.hpp): 1-4 workers, each a modelled thread spawned by the pool's own
 // constructor, plus the scenario's external threads. A lost wake-up shows as "deadlock" (every
 // thread blocked: workers parked in commit_wait, the external thread in handle.get()).
 //
@@ -81,6 +81,7 @@ struct submit_to_parked : scenario {
     got = h.get();
   }
   void after() override {
+    if (workers > 1) pilfer::model::stop_branching();  // teardown one way (1 worker: every way)
     pool->wait_idle();
     const pilfer::pool_stats s = pool->stats();
     assert_idle_stats(s);
@@ -124,6 +125,7 @@ struct spawn_to_parked_peer : scenario {
     h.get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     const pilfer::pool_stats s = pool->stats();
     assert_idle_stats(s);
@@ -398,24 +400,102 @@ struct rendezvous_4w : scenario {
   }
 };
 
-// 8. POOL-19: a wait-for chain on 2 workers through handles. B runs until A has begun waiting
-// for it; A waits for B; C waits for A (all submitted from outside: B, A, C). A's wait must
-// not run C on its frame: with the OLD helping wait, A (waiting for the running B) takes C
-// from the injector and runs it on top of itself; C then waits for A, which can never resume
-// under it -- the checker reports it (a helping loop that never ends: "livelock", or
-// "deadlock"). Every body runs exactly once and C returns A's value + 1.
-// @verifies POOL-19 POOL-11 POOL-9
+// 7b. Invariant W (sleep.md), POOL-18, three workers and three tasks, from outside: the tasks
+// meet at a 3-party rendezvous, so all three workers must run at once. The first worker to
+// back off is held in its on_backoff hook (a searcher delayed in its back-off: issue 8 point 1)
+// until the outside thread has submitted the three tasks, and the outside thread submits them
+// once the two other workers are parked (stats().sleeping, which counts a worker from its
+// prepare_wait, so the window before its commit_wait is included). The pushes may skip waking
+// (a searcher exists); the released searcher takes one task and, as the last searcher, wakes a
+// parked worker, which is counted as a searcher and so wakes the last one when it takes its
+// task. OLD protocol (a woken worker not counted): the third task stays queued beside a parked
+// worker -- "deadlock". Every body runs exactly once.
+// @verifies POOL-18 POOL-7 POOL-9
 template <class Sy>
-struct wait_chain_2w : scenario {
+struct rendezvous_3w : scenario {
+  using flag = typename Sy::template atomic<int>;
+  using handle = pilfer::basic_task_handle<void, Sy>;
+  std::optional<pilfer::basic_pool<Sy>> pool;
+  run_count ran[3];
+  flag arrived{0}, hold{0}, held{0}, pushed{0};
+  rendezvous_3w() : scenario(1) {}
+  void before() override {
+    pilfer::model::stop_branching();  // set-up, one schedule: resumed once the searcher is held and two workers parked
+    pilfer::pool_options o;
+    o.threads = 3;
+    o.spin_rounds = 1;
+    o.on_backoff = [this](unsigned, unsigned, std::uint64_t) {
+      if (hold.exchange(1, PILFER_SITE("test.hold", acq_rel)) != 0) return;  // only the first searcher is held
+      raise_flag(held);
+      await_flag(pushed);
+    };
+    pool.emplace(std::move(o));
+  }
+  static void await_flag(flag& f) {
+    while (f.load(PILFER_SITE("test.rv3", acquire)) == 0) f.wait(0, PILFER_SITE("test.rv3", acquire));
+  }
+  static void raise_flag(flag& f) {
+    f.store(1, PILFER_SITE("test.rv3", release));
+    f.notify_all();
+  }
+  void meet() {
+    const int n = arrived.fetch_add(1, PILFER_SITE("test.meet", acq_rel)) + 1;
+    if (n == 3) {
+      arrived.notify_all();
+      return;
+    }
+    for (int v = arrived.load(PILFER_SITE("test.meet", acquire)); v < 3; v = arrived.load(PILFER_SITE("test.meet", acquire)))
+      arrived.wait(v, PILFER_SITE("test.meet", acquire));
+  }
+  void thread(unsigned) override {
+    await_flag(held);
+    while (pilfer::model::observe([this] { return pool->stats().sleeping; }) < 2) Sy::yield();
+    pilfer::model::resume_branching();
+    handle h[3];
+    for (int i = 0; i < 3; ++i)
+      h[i] = pool->submit([this, i] {
+        ran[i].hit();
+        meet();
+      });
+    raise_flag(pushed);
+    for (auto& x : h) x.get();
+  }
+  void after() override {
+    pilfer::model::stop_branching();
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.reset();
+    PILFER_MODEL_ASSERT(ran[0].get() == 1 && ran[1].get() == 1 && ran[2].get() == 1);
+  }
+};
+
+// 8. POOL-19: a wait-for chain through handles on `Workers` workers (2 or 3). B runs until A has
+// begun waiting for it; A waits for B; C waits for A (all submitted from outside: B, A, C). A's
+// wait must not run C on its frame: with the OLD helping wait, A (waiting for the running B)
+// takes C from the injector and runs it on top of itself; C then waits for A, which can never
+// resume under it -- the checker reports it (a helping loop that never ends: "livelock", or
+// "deadlock"). With 3 workers the third may take C first, or park and be woken for it. Every
+// body runs exactly once and C returns A's value + 1.
+// @verifies POOL-19 POOL-11 POOL-9
+template <class Sy, unsigned Workers = 2>
+struct wait_chain : scenario {
   using handle = pilfer::basic_task_handle<int, Sy>;
   pool_box_of<Sy> pool;
   run_count a_ran, b_ran, c_ran;
   typename Sy::template atomic<int> a_waiting{0};
   handle hb, ha;
   int got = 0;
-  wait_chain_2w() : scenario(1) {}
-  void before() override { pool.make(2, 1); }
+  wait_chain() : scenario(1) {}
+  void before() override {
+    // 3 workers: the start is a set-up run one way (every worker parks before B is submitted)
+    if constexpr (Workers > 2) pilfer::model::stop_branching();
+    pool.make(Workers, 1);
+  }
   void thread(unsigned) override {
+    if constexpr (Workers > 2) {
+      while (pilfer::model::observe([this] { return pool->stats().sleeping; }) < Workers) Sy::yield();
+      pilfer::model::resume_branching();
+    }
     hb = pool->submit([this] {
       b_ran.hit();
       while (a_waiting.load(PILFER_SITE("test.chain", acquire)) == 0) a_waiting.wait(0, PILFER_SITE("test.chain", acquire));
@@ -434,6 +514,7 @@ struct wait_chain_2w : scenario {
     got = hc.get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     assert_idle_stats(pool->stats());
     hb = handle();
@@ -477,6 +558,7 @@ struct join_group_2w : scenario {
     }).get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     assert_idle_stats(pool->stats());
     pool.drop();
@@ -559,6 +641,7 @@ struct group_two_waiters : scenario {
     gate.get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     assert_idle_stats(pool->stats());
     pool.drop();
@@ -589,7 +672,10 @@ struct requeue_2w : scenario {
   handle hy;
   int got = 0;
   requeue_2w() : scenario(1) {}
-  void before() override { pool.make(2, 0); }
+  void before() override {
+    pilfer::model::stop_branching();  // set-up (start, Y and P submitted and begun) one way
+    pool.make(2, 0);
+  }
   static void await_flag(typename Sy::template atomic<int>& f) {
     while (f.load(PILFER_SITE("test.requeue", acquire)) == 0) f.wait(0, PILFER_SITE("test.requeue", acquire));
   }
@@ -605,6 +691,7 @@ struct requeue_2w : scenario {
     });
     auto hp = pool->submit([this] {
       p_ran.hit();
+      pilfer::model::resume_branching();
       pool->spawn([this] {
         x_ran.hit();
         raise_flag(x_done);
@@ -617,6 +704,7 @@ struct requeue_2w : scenario {
     got = hp.get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     const pilfer::pool_stats s = pool->stats();
     assert_idle_stats(s);
@@ -648,7 +736,10 @@ struct batch_requeue_3w : scenario {
   run_count p_ran, gate_ran[2], a_ran, b_ran, c_ran;
   flag gates_started{0}, abc_queued{0}, b_done{0};
   batch_requeue_3w() : scenario(1) {}
-  void before() override { pool.make(3, 0); }
+  void before() override {
+    pilfer::model::stop_branching();  // set-up (start, P, the two gates) one way
+    pool.make(3, 0);
+  }
   static void await_flag(flag& f, int v) {
     for (int seen = f.load(PILFER_SITE("test.batch", acquire)); seen < v; seen = f.load(PILFER_SITE("test.batch", acquire)))
       f.wait(seen, PILFER_SITE("test.batch", acquire));
@@ -667,6 +758,7 @@ struct batch_requeue_3w : scenario {
           await_flag(abc_queued, 1);
         });
       await_flag(gates_started, 2);
+      pilfer::model::resume_branching();  // the set-up ends: both gates run, one on each other worker
       pool->spawn([this] {
         a_ran.hit();
         await_flag(b_done, 1);
@@ -681,6 +773,7 @@ struct batch_requeue_3w : scenario {
     }).get();
   }
   void after() override {
+    pilfer::model::stop_branching();
     pool->wait_idle();
     const pilfer::pool_stats s = pool->stats();
     assert_idle_stats(s);
@@ -697,6 +790,22 @@ options random_bound(std::size_t n) {
   o.seed = 1;
   o.iterations = n;
   o.max_steps = 5000;
+  return o;
+}
+
+/// Exhaustive with no preemptive context switch: threads change only where one blocks, yields or
+/// ends, with every reads-from, mo and wake-up choice.
+options exh0() {
+  options o;
+  o.max_steps = 5000;
+  o.preemption_bound = 0u;
+  return o;
+}
+
+/// Exhaustive with at most one preemptive context switch.
+options exh1() {
+  options o = exh0();
+  o.preemption_bound = 1u;
   return o;
 }
 
@@ -723,21 +832,26 @@ std::vector<entry> pool_mutant_scenarios() {
   std::vector<entry> v;
   v.push_back({"pool.rendezvous_4w[old sleep protocol]", "POOL-18",
                [] { return std::make_unique<rendezvous_4w<old_sleep_sync>>(); }, random_bound(300), false});
+  v.push_back({"pool.rendezvous_3w[old sleep protocol]", "POOL-18",
+               [] { return std::make_unique<rendezvous_3w<old_sleep_sync>>(); }, exh0(), false});
+  v.push_back({"pool.wait_chain_3w[old helping]", "POOL-19",
+               [] { return std::make_unique<wait_chain<old_helping_sync, 3>>(); }, exh0(), false});
   v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
-               [] { return std::make_unique<wait_chain_2w<old_helping_sync>>(); }, random_bound(500), false});
-  // Caught within 14 executions on each of seeds 1..40 (dev build, < 0.1 s each): 200 is margin.
+               [] { return std::make_unique<wait_chain<old_helping_sync>>(); }, exh0(), false});
+  // Exhaustive within one preemption, as registered: caught after 182 executions (dev, ~1 s).
+  // Not caught with no preemption (the put-back must be interrupted).
   v.push_back({"pool.requeue_2w[silent requeue]", "POOL-7",
-               [] { return std::make_unique<requeue_2w<silent_requeue_sync>>(); }, random_bound(200), false});
-  // Caught within 21 executions on each of seeds 1..30 (dev build, < 2 s each): 300 is margin.
+               [] { return std::make_unique<requeue_2w<silent_requeue_sync>>(); }, exh1(), false});
+  // Exhaustive as registered: caught after 6 executions.
   v.push_back({"pool.batch_requeue_3w[silent requeue]", "POOL-7",
-               [] { return std::make_unique<batch_requeue_3w<silent_requeue_sync>>(); }, random_bound(300), false});
+               [] { return std::make_unique<batch_requeue_3w<silent_requeue_sync>>(); }, exh0(), false});
   // Waiters inside wait() (task_group.hpp, invariant W): a wait that reads the group after it
   // counted itself out, and the count's own orders weakened [pool.G9]: the destroying waiter frees
   // the group under the other waiter's last reads (use after free).
   v.push_back({"pool.group_two_waiters[uncounted error read]", "POOL-11 POOL-9",
-               [] { return std::make_unique<group_two_waiters<uncounted_error_read_sync>>(); }, random_bound(500), false});
+               [] { return std::make_unique<group_two_waiters<uncounted_error_read_sync>>(); }, exh1(), false});
   {
-    options o = random_bound(500);
+    options o = exh1();
     // A mutant, not an order of the library: leave()'s release / the destructor's acquire made
     // relaxed, so nothing orders a waiter's last reads before the free (must be caught).
     o.weaken["pool.G9"] = std::memory_order_relaxed;
@@ -755,29 +869,34 @@ std::vector<entry> pool_mutant_scenarios() {
 }
 
 std::vector<entry> pool_scenarios() {
-  // Bounds (dev build, one core): 1-worker scenarios exhaustive with at most one preemptive
-  // context switch (every reads-from / mo / wake-up choice; complete = the whole bounded
-  // space); 2-3 worker scenarios random mode with a fixed seed (PILFER_SEED=N / --seed=N to vary).
+  // Bounds: every scenario that completes within the CI budget is exhaustive -- with one
+  // preemptive context switch where that completes (1-worker ones, requeue_2w, group_two_waiters),
+  // else with none (exh0: threads change where one blocks, yields or ends; every reads-from, mo and
+  // wake-up choice). Set-ups and teardowns the scenario does not check run one way
+  // (stop_branching()/resume_branching(): the verdict line says so). The rest are random mode
+  // with a fixed seed (PILFER_SEED=N / --seed=N to vary). Figures in models/README.md.
   options exh;
   exh.max_steps = 5000;
   exh.preemption_bound = 1u;
   std::vector<entry> v;
   v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
   v.push_back({"pool.submit_to_parked", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(1u, true); }, exh, false});
-  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, random_bound(1000), false});
-  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, random_bound(1000), false});
+  v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, exh0(), false});
+  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, exh0(), false});
   v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
   v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, random_bound(1000), false});
   v.push_back({"pool.local_handoff", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<local_handoff>(); }, random_bound(300), false});
-  // Issue 8 (random mode: 4 and 2 workers + the external thread exceed the exhaustive budget).
+  // Issue 8. rendezvous_4w stays random: 4 workers and the set-up it needs exceed the exhaustive budget.
   v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, random_bound(200), false});
-  v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain_2w<checker_sync>>(); }, random_bound(500), false});
-  v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.rendezvous_3w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_3w<checker_sync>>(); }, exh0(), false});
+  v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain<checker_sync>>(); }, exh0(), false});
+  v.push_back({"pool.wait_chain_3w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain<checker_sync, 3>>(); }, exh0(), false});
+  v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, exh0(), false});
   v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
-  v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, random_bound(2000), false});
-  v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, random_bound(1000), false});
-  v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, exh, false});
+  v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, exh1(), false});
+  v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, exh0(), false});
   return v;
 }
 

@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   // The issue-8 scenarios have their own mutants below (the old protocol, the old helping, silent
   // put-backs); they are left out of the per-tag weakening loop to keep it within budget (a tag
   // that holds is re-run on every scenario reaching it: pool.requeue_2w alone added ~6 s per tag).
-  const std::set<std::string> mutant_checked = {"pool.rendezvous_4w", "pool.wait_chain_2w", "pool.join_group_2w",
+  const std::set<std::string> mutant_checked = {"pool.rendezvous_4w", "pool.rendezvous_3w", "pool.wait_chain_2w", "pool.wait_chain_3w", "pool.join_group_2w",
                                                 "pool.group_claim_orphan", "pool.group_two_waiters", "pool.requeue_2w",
                                                 "pool.batch_requeue_3w"};
   std::vector<scenarios::entry> scns;

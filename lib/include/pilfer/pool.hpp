@@ -711,6 +711,8 @@ class basic_pool {
           backoff_spin(round);
         }
       } else {
+        // (under the checker the hook still runs, so a scenario can hold a searcher here)
+        if (opts_.on_backoff) opts_.on_backoff(w.index, round, 1);
         Sync::yield();
       }
       w.set_state(worker_state::searching);

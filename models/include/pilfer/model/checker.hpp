@@ -151,6 +151,9 @@ struct result {
   /// the rest of a cut execution could not end (deadlocked, or ran past its budget).
   std::size_t abandoned = 0;
   bool complete = false;       ///< the whole space was covered within the stated bounds
+  /// Some stretch of an execution ran with branching off (stop_branching()): `complete` covers
+  /// the executions with those stretches run one way.
+  bool one_way_stretches = false;
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
   /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "model error"
@@ -214,6 +217,40 @@ bool in_execution() noexcept;
 /// flag is not yet set are exactly the ones a spinning thread would discard. Outside an
 /// execution a false `cond` does nothing.
 void assume(bool cond);
+
+/// Branching off: until resume_branching(), every decision — which thread runs next, which
+/// store a read takes, where a store goes in mo, whom a notify wakes — takes its first
+/// alternative (the running thread goes on; reads take the newest store allowed), so the
+/// executions share one schedule for that stretch. Events are still recorded and checked
+/// (assertions, races, use after free, leaks, deadlock). Two uses in scenarios:
+///  - a set-up the scenario does not check (start a pool and let its workers park) is run once,
+///    and branching resumes where the checked protocol begins;
+///  - a teardown after the property is decided (destroying a pool in after()) is run once per
+///    execution instead of multiplying every history by its interleavings.
+/// A `complete` result then means every execution with these stretches run the one way.
+/// Calls outside an execution do nothing; branching is on when each execution starts.
+void stop_branching() noexcept;
+/// Branching on again (see stop_branching()).
+void resume_branching() noexcept;
+
+namespace detail {
+void observe_scope(bool begin) noexcept;
+}
+
+/// Runs `f` as the scenario's own observer: every read inside takes the newest store the
+/// model allows at that point instead of branching over older ones (as a spinning read does
+/// after its hint). For a scenario's gates on state it does not check — `while
+/// (observe([&] { return pool.stats().sleeping; }) < 2) yield();` waits until two workers are
+/// parked without multiplying the executions by every stale value of every counter stats()
+/// reads. The code under check keeps every value the model allows.
+template <class F>
+decltype(auto) observe(F&& f) {
+  struct scope {
+    scope() noexcept { detail::observe_scope(true); }
+    ~scope() { detail::observe_scope(false); }
+  } s;
+  return std::forward<F>(f)();
+}
 
 // ---------------------------------------------------------------------------------------------
 // Engine entry points used by checker_sync (type-erased; values travel as 64-bit patterns)
