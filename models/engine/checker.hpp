@@ -30,6 +30,7 @@
 
 #include "engine.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -151,6 +152,7 @@ class checker {
   bool memo_seen(hash128 h);  // insert; true if it was there
   outcome run_execution();
   void reset_execution();
+  void report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted);
   void cleanup_execution();
   void main_body();
   static void fiber_entry();
@@ -240,6 +242,7 @@ class checker {
   std::vector<read_candidate> scratch_cands_;
   std::vector<std::uint32_t> scratch_good_, scratch_aux_;
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
+  std::chrono::steady_clock::time_point last_progress_{};  // options::on_progress's previous call
   bool unbranched_ = false;                                 // between stop_branching() and resume_branching()
   bool force_latest_ = false;                               // next read_choose reads the mo-latest write
   std::size_t sc_fences_ = 0;

@@ -100,6 +100,7 @@ result checker::run() {
   res_ = result{};
   res_.model = opt_.model;
   rng_.seed(opt_.seed);
+  last_progress_ = t0;
   g = this;
   bool exhausted = false;
   if (!opt_.replay.empty()) {
@@ -140,6 +141,7 @@ result checker::run() {
       if (stop) break;
       if (opt_.how == mode::random) {
         if (exec_index_ >= limit) break;
+        if (opt_.on_progress) report_progress(t0, false, false);
         continue;
       }
       // DFS backtrack: bump the deepest decision with alternatives left.
@@ -149,15 +151,45 @@ result checker::run() {
         break;
       }
       ++path_.back().chosen;
+      if (opt_.on_progress) report_progress(t0, false, false);
       if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
     }
   }
+  if (opt_.on_progress && opt_.replay.empty()) report_progress(t0, true, exhausted);
   // (a failure that stops the check leaves `exhausted` false; races recorded as flags do not)
   res_.complete = exhausted && opt_.replay.empty();
   res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   g_last_tags = res_.tags;
   g = nullptr;
   return res_;
+}
+
+/// options::on_progress: every progress_interval seconds, and at the end (`final`). The share
+/// explored is the weight of the decision subtrees left of the current path: a decision with
+/// n alternatives splits its subtree's weight n ways.
+void checker::report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!final && std::chrono::duration<double>(now - last_progress_).count() < opt_.progress_interval) return;
+  last_progress_ = now;
+  progress p;
+  p.executions = res_.executions;
+  p.blocked = res_.blocked;
+  p.states = res_.states;
+  p.seconds = std::chrono::duration<double>(now - t0).count();
+  if (opt_.how == mode::random) {
+    p.explored = opt_.iterations == 0 ? 1.0 : std::min(1.0, static_cast<double>(exec_index_) / static_cast<double>(opt_.iterations));
+  } else if (exhausted) {
+    p.explored = 1.0;
+  } else {
+    double weight = 1.0;
+    for (const decision& d : path_) {
+      if (d.count <= 1) continue;
+      p.explored += weight * d.chosen / d.count;
+      weight /= d.count;
+      if (weight < 1e-300) break;
+    }
+  }
+  opt_.on_progress(p);
 }
 
 void checker::reset_execution() {

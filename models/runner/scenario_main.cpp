@@ -45,7 +45,25 @@ struct command {
   std::optional<memory_model> model;
   std::optional<std::pair<unsigned, unsigned>> shard;
   std::optional<std::size_t> executions;  // budget: --executions=N, else PILFER_MODEL_EXECUTIONS=N
+  std::optional<double> progress;         // --progress[=SECONDS]: a line on stderr every SECONDS
 };
+
+/// --progress: one line on stderr, with the share of the decision tree explored and, from it, a
+/// rough projection of the whole run's time.
+void print_progress(const pilfer::model::progress& p) {
+  std::string projection;
+  if (p.explored >= 1.0) {
+    projection = "done";
+  } else if (p.explored > 0.001) {
+    const double total = p.seconds / p.explored;
+    projection = total < 120 ? "at this pace ~" + std::to_string(static_cast<long>(total)) + " s in all"
+                             : "at this pace ~" + std::to_string(static_cast<long>(total / 60)) + " min in all";
+  } else {
+    projection = "too early to project";
+  }
+  std::fprintf(stderr, "progress: %.1f%% of the decision tree, %zu executions, %zu states, %.0f s (%s)\n",
+               100.0 * p.explored, p.executions, p.states, p.seconds, projection.c_str());
+}
 
 /// A positive execution budget, or one line on stderr (`what` names where it came from) and nothing.
 std::optional<std::size_t> parse_executions(const char* what, std::string_view text) {
@@ -111,6 +129,15 @@ std::optional<command> parse(int argc, char** argv) {
     } else if (a.starts_with("--executions=")) {
       c.executions = parse_executions("--executions", value("--executions="));
       if (!c.executions) return std::nullopt;
+    } else if (a == "--progress") {
+      c.progress = 10.0;
+    } else if (a.starts_with("--progress=")) {
+      const auto v = pilfer::testing::parse_u64(value("--progress="));
+      if (!v || *v == 0 || *v > 86400) {
+        std::fprintf(stderr, "error: --progress expects a number of seconds (1..86400), got '%s'\n", argv[i] + 11);
+        return std::nullopt;
+      }
+      c.progress = static_cast<double>(*v);
     } else if (a.starts_with("--replay=")) {
       c.replay = value("--replay=");
     } else if (a.starts_with("--model=")) {
@@ -167,6 +194,10 @@ bool run(const scenario_entry& e, const command& c) {
   }
   if (c.seed) o.seed = *c.seed;
   if (!c.replay.empty()) o.replay = c.replay;
+  if (c.progress) {
+    o.on_progress = print_progress;
+    o.progress_interval = *c.progress;
+  }
   for (const auto& [tag, order] : c.weaken) o.weaken[tag] = order;
   if (c.model) o.model = *c.model;
   if (c.shard) {
@@ -236,7 +267,7 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   }
   if (chosen.empty()) {
     std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
-                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--executions=N]\n",
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--executions=N] [--progress[=SECONDS]]\n",
                  argc > 0 ? argv[0] : "scenarios");
     for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;

@@ -90,6 +90,19 @@ enum class mode {
   random       ///< `iterations` executions, every decision drawn from a seeded PRNG
 };
 
+/// Where a running check stands (options::on_progress).
+struct progress {
+  std::size_t executions = 0;  ///< complete executions so far
+  std::size_t blocked = 0;     ///< executions ended by a false assume() so far
+  std::size_t states = 0;      ///< states visited so far
+  double seconds = 0;          ///< since check() began
+  /// Exhaustive mode: the share of the decision tree already behind the exploration, each
+  /// decision's alternatives weighted equally (a subtree cut by memoisation counts as done).
+  /// Subtrees differ in size, so this estimates how far the run is, not when it ends; it
+  /// reaches 1 when the exploration completes. Random mode: samples taken / options::iterations.
+  double explored = 0;
+};
+
 struct options {
   mode how = mode::exhaustive;
   memory_model model = memory_model::cxx20;  ///< the model executions are checked against
@@ -121,6 +134,10 @@ struct options {
   std::map<std::string, std::memory_order> weaken;
   /// A token from result::replay_token: re-run exactly that execution and print its trace.
   std::string replay;
+  /// Called on the checking thread after an execution when `progress_interval` seconds have
+  /// passed since the previous call (0: after every execution), and once at the end.
+  std::function<void(const progress&)> on_progress;
+  double progress_interval = 10;
 };
 
 /// One data race (two plain accesses, at least one a write, not ordered by happens-before).
