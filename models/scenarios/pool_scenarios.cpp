@@ -46,6 +46,22 @@ struct run_count {
   int get() const { return n.read(); }
 };
 
+/// A k-party rendezvous that blocks without helping: each party counts itself in and waits
+/// (atomic wait) until all k have arrived -- so all k must run at once.
+template <class Sy, int Parties>
+struct rendezvous {
+  typename Sy::template atomic<int> arrived{0};
+  void meet() {
+    const int n = arrived.fetch_add(1, PILFER_SITE("test.meet", acq_rel)) + 1;
+    if (n == Parties) {
+      arrived.notify_all();
+      return;
+    }
+    for (int v = arrived.load(PILFER_SITE("test.meet", acquire)); v < Parties; v = arrived.load(PILFER_SITE("test.meet", acquire)))
+      arrived.wait(v, PILFER_SITE("test.meet", acquire));
+  }
+};
+
 /// POOL-14 identities the scenarios rely on, once the pool is idle (wait_idle() returned).
 void assert_idle_stats(const pilfer::pool_stats& s) {
   const auto& t = s.total;
@@ -354,19 +370,10 @@ template <class Sy>
 struct rendezvous_4w : scenario {
   pool_box_of<Sy> pool;
   run_count p_ran, c_ran[3];
-  typename Sy::template atomic<int> arrived{0};
+  rendezvous<Sy, 4> meeting;
   typename Sy::template atomic<int> noop_ran{0};
   rendezvous_4w() : scenario(1) {}
   void before() override { pool.make(4, 4); }
-  void meet() {
-    const int n = arrived.fetch_add(1, PILFER_SITE("test.meet", acq_rel)) + 1;
-    if (n == 4) {
-      arrived.notify_all();
-      return;
-    }
-    for (int v = arrived.load(PILFER_SITE("test.meet", acquire)); v < 4; v = arrived.load(PILFER_SITE("test.meet", acquire)))
-      arrived.wait(v, PILFER_SITE("test.meet", acquire));
-  }
   bool gate_open() {
     const pilfer::pool_stats s = pool->stats();
     const unsigned me = *pool->current_worker_index();
@@ -386,9 +393,9 @@ struct rendezvous_4w : scenario {
       for (int i = 0; i < 3; ++i)
         pool->spawn([this, i] {
           c_ran[i].hit();
-          meet();
+          meeting.meet();
         });
-      meet();
+      meeting.meet();
     });
     h.get();
   }
@@ -417,7 +424,8 @@ struct rendezvous_3w : scenario {
   using handle = pilfer::basic_task_handle<void, Sy>;
   std::optional<pilfer::basic_pool<Sy>> pool;
   run_count ran[3];
-  flag arrived{0}, hold{0}, held{0}, pushed{0};
+  rendezvous<Sy, 3> meeting;
+  flag hold{0}, held{0}, pushed{0};
   rendezvous_3w() : scenario(1) {}
   void before() override {
     pilfer::model::stop_branching();  // set-up, one schedule: resumed once the searcher is held and two workers parked
@@ -438,15 +446,6 @@ struct rendezvous_3w : scenario {
     f.store(1, PILFER_SITE("test.rv3", release));
     f.notify_all();
   }
-  void meet() {
-    const int n = arrived.fetch_add(1, PILFER_SITE("test.meet", acq_rel)) + 1;
-    if (n == 3) {
-      arrived.notify_all();
-      return;
-    }
-    for (int v = arrived.load(PILFER_SITE("test.meet", acquire)); v < 3; v = arrived.load(PILFER_SITE("test.meet", acquire)))
-      arrived.wait(v, PILFER_SITE("test.meet", acquire));
-  }
   void thread(unsigned) override {
     await_flag(held);
     while (pilfer::model::observe([this] { return pool->stats().sleeping; }) < 2) Sy::yield();
@@ -455,7 +454,7 @@ struct rendezvous_3w : scenario {
     for (int i = 0; i < 3; ++i)
       h[i] = pool->submit([this, i] {
         ran[i].hit();
-        meet();
+        meeting.meet();
       });
     raise_flag(pushed);
     for (auto& x : h) x.get();
