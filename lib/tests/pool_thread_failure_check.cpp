@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <exception>
+#include <string>
 #include <thread>
 
 #include "pilfer/graph.hpp"
@@ -52,7 +53,15 @@ struct no_new_threads {
 TEST(PoolThreadFailure, GraphWaitWhoseSpareCannotStartRunsTheStartItself) {
   pilfer::pool_options o;
   o.threads = 1;
-  o.on_uncaught = [](std::exception_ptr) {};  // the spare-limit notice
+  std::string notice;  // the spare-limit notice: it must say the thread was refused, not that spares ran out
+  o.on_uncaught = [&notice](std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const pilfer::spare_limit_reached& x) {
+      notice = x.what();
+    } catch (...) {
+    }
+  };
   pilfer::pool p(o);
   watchdog dog("graph wait with no thread for its spare", 60s, &p);
   pilfer::graph g;
@@ -77,6 +86,7 @@ TEST(PoolThreadFailure, GraphWaitWhoseSpareCannotStartRunsTheStartItself) {
   }
   h.wait();
   EXPECT_EQ(load(ran), 1u);
+  EXPECT_NE(notice.find("refused a new thread"), std::string::npos) << "notice: " << notice;
 }
 
 // A wait owes a spare; an outside submission finds nobody parked and tries to start it, which fails.

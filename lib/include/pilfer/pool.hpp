@@ -926,14 +926,17 @@ class basic_pool {
     w.bump(counter::blocked_waits);
     if constexpr (Sync::is_model) return false;
     hand_back_foreign_branches(w);
-    bool report = false, stand_in = true, owed = false;
+    bool report = false, stand_in = true, owed = false, refused = false;
     {
       std::lock_guard<typename Sync::mutex> g(spare_mu_);
       blocked_.write() += 1;
       publish_spare_counts();
       if (spares_active_.read() < blocked_.read()) {
+        // (an eager activation that fails with capacity left failed to start its thread)
+        const bool capacity_left = can_activate_locked(1);
         if (eager ? !activate_spare_locked() : !can_activate_locked(blocked_.read() - spares_active_.read())) {
           stand_in = false;
+          refused = eager && capacity_left;
           if (!limit_reported_.read()) {
             limit_reported_.write() = true;
             report = true;
@@ -949,7 +952,7 @@ class basic_pool {
       Sync::fence(PILFER_SITE("pool.W4", seq_cst));
       if (has_work(w)) activate_owed_spare();
     }
-    if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_)));
+    if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_, refused)));
     return stand_in;
   }
 

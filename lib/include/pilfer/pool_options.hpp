@@ -62,14 +62,22 @@ class task_cancelled : public std::runtime_error {
 };
 
 /// Reported (once per pool) to on_uncaught when more waits are blocked at
-/// once than pool_options::max_spare_workers can compensate: from then on a
-/// blocked wait costs the pool one running worker until it returns.
+/// once than pool_options::max_spare_workers can compensate, or when the
+/// system refused the thread of a spare (`thread_refused`: a thread or memory
+/// limit): from then on a blocked wait may cost the pool one running worker
+/// until it returns.
 class spare_limit_reached : public std::runtime_error {
  public:
-  spare_limit_reached(const std::string& pool_name, std::size_t limit)
-      : std::runtime_error("pilfer pool '" + pool_name + "': " + std::to_string(limit) +
-                           " spare workers (max_spare_workers) are all in use by blocked waits; further waits "
-                           "block without a spare and parallelism drops until they return") {}
+  spare_limit_reached(const std::string& pool_name, std::size_t limit, bool thread_refused = false)
+      : std::runtime_error(
+            thread_refused
+                ? "pilfer pool '" + pool_name +
+                      "': the system refused a new thread for a spare worker (a thread or memory limit; "
+                      "max_spare_workers = " + std::to_string(limit) +
+                      "); this wait blocks without a spare and parallelism drops until it returns"
+                : "pilfer pool '" + pool_name + "': " + std::to_string(limit) +
+                      " spare workers (max_spare_workers) are all in use by blocked waits; further waits "
+                      "block without a spare and parallelism drops until they return") {}
 };
 
 }  // namespace pilfer
