@@ -95,9 +95,11 @@ hash128 checker::state_hash() const {
   // Σ over atomic and mutex locations of (key, mo hash), kept by new_location() and commit().
   a += loc_hash_sum_a_;
   b += loc_hash_sum_b_;
-  if (unbranched_) {  // the same graph with branching on and off has different futures
-    a = combine(a, 0x5eed'0000'0001ull);
-    b = combine_b(b, 0x5eed'0000'0001ull);
+  if (unbranched_) {
+    // The same graph with branching on and off has different futures; and with it off, the one
+    // schedule lets the thread that ran last go on, so that thread is part of the state.
+    a = combine(a, 0x5eed'0000'0000ull | last_run_);
+    b = combine_b(b, 0x5eed'0000'0000ull | last_run_);
   }
   if (opt_.preemption_bound) {
     a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);

@@ -58,6 +58,27 @@ struct stale_read : scenario {
   void after() override { record({r1, r2}); }
 };
 
+/// Both threads turn branching off and yield; which one started first (a decision taken with
+/// branching on) decides which goes on after the yields. The graphs after both yields are equal,
+/// so the state must include the thread that ran last, or memoisation prunes one of the two.
+struct one_way_after_yield : scenario {
+  S::atomic<int> w0{0}, w1{0};
+  int r0 = -1, r1 = -1;
+  one_way_after_yield() : scenario(2) {}
+  void thread(unsigned i) override {
+    stop_branching();
+    S::yield();
+    if (i == 0) {
+      w0.store(1, PILFER_SITE("t.w0", relaxed));
+      r0 = w1.load(PILFER_SITE("t.r1", relaxed));
+    } else {
+      w1.store(1, PILFER_SITE("t.w1", relaxed));
+      r1 = w0.load(PILFER_SITE("t.r0", relaxed));
+    }
+  }
+  void after() override { record({r0, r1}); }
+};
+
 }  // namespace
 
 int main() {
@@ -78,6 +99,17 @@ int main() {
 
   s = outcomes<sb<branching::resumed_before_threads>>(&r);
   t.expect_outcomes("branching resumed: the 4 outcomes again", s, all, r);
+
+  {
+    options no_memo;
+    no_memo.memo_entries = 0;
+    result rm;
+    s = outcomes<one_way_after_yield>(&r);
+    const auto without = outcomes<one_way_after_yield>(&rm, no_memo);
+    t.expect(r.ok && r.complete && s == without && s.size() == 2,
+             "one-way stretches: memoisation explores what no memoisation does (the last thread is in the state)",
+             show(s) + " vs " + show(without));
+  }
 
   s = outcomes<stale_read<false>>(&r);
   t.expect(r.ok && r.complete && s.count({1, 0}) == 1, "a plain relaxed read may be stale: (1,0) explored",
