@@ -136,7 +136,7 @@ class checker {
   /// pilfer::model::stop_branching() / resume_branching(): while off, every decision takes alternative 0.
   void set_branching(bool on) noexcept {
     unbranched_ = !on;
-    if (!on) res_.one_way_stretches = true;
+    if (!on && !finishing_) res_.one_way_stretches = true;  // (finishing a cut execution explores nothing)
   }
   /// pilfer::model::observe(): the running thread's reads take the newest consistent store.
   void observe(bool begin) noexcept { threads_[cur_].observing += begin ? 1 : -1; }
