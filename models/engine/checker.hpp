@@ -136,7 +136,13 @@ class checker {
   /// pilfer::model::stop_branching() / resume_branching(): while off, every decision takes alternative 0.
   void set_branching(bool on) noexcept {
     unbranched_ = !on;
-    if (!on && !finishing_) res_.one_way_stretches = true;  // (finishing a cut execution explores nothing)
+    if (finishing_) return;  // (finishing a cut execution explores nothing)
+    if (!on) res_.one_way_stretches = true;
+    // The call is not an event, yet it changes what follows: it goes into the calling thread's
+    // sequence hash, so a state where the thread has made it differs from one where it has not.
+    mthread& th = threads_[cur_];
+    th.ha = combine(th.ha, on ? 0x5eed'0000'0002ull : 0x5eed'0000'0003ull);
+    th.hb = combine_b(th.hb, on ? 0x5eed'0000'0002ull : 0x5eed'0000'0003ull);
   }
   /// pilfer::model::observe(): the running thread's reads take the newest consistent store.
   void observe(bool begin) noexcept { threads_[cur_].observing += begin ? 1 : -1; }

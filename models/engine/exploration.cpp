@@ -296,6 +296,14 @@ checker::outcome checker::run_execution() {
     }
     std::uint32_t pickable = n;
     const bool cur_enabled = last_run_ != none && n > 0 && en[0] == last_run_;
+    if (unbranched_ && !cur_enabled) {
+      // the one schedule's next thread is a function of the state: the least canonical key, not
+      // the least index (indices follow creation order, which differs between equal states)
+      std::uint32_t best = 0;
+      for (std::uint32_t k = 1; k < n; ++k)
+        if (threads_[en[k]].key < threads_[en[best]].key) best = k;
+      std::swap(en[0], en[best]);
+    }
     if (opt_.preemption_bound && opt_.how == mode::exhaustive && cur_enabled && preemptions_ >= *opt_.preemption_bound)
       pickable = 1;
     const std::uint32_t c = choose(pickable);

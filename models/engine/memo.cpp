@@ -97,9 +97,11 @@ hash128 checker::state_hash() const {
   b += loc_hash_sum_b_;
   if (unbranched_) {
     // The same graph with branching on and off has different futures; and with it off, the one
-    // schedule lets the thread that ran last go on, so that thread is part of the state.
-    a = combine(a, 0x5eed'0000'0000ull | last_run_);
-    b = combine_b(b, 0x5eed'0000'0000ull | last_run_);
+    // schedule lets the thread that ran last go on, so that thread (named by its canonical key)
+    // is part of the state.
+    const std::uint64_t last = last_run_ == none ? 0 : threads_[last_run_].key;
+    a = combine(a, 0x5eed'0000'0001ull ^ last);
+    b = combine_b(b, 0x5eed'0000'0001ull ^ last);
   }
   if (opt_.preemption_bound) {
     a = combine(a, (static_cast<std::uint64_t>(preemptions_) << 32) | last_run_);

@@ -79,6 +79,58 @@ struct one_way_after_yield : scenario {
   void after() override { record({r0, r1}); }
 };
 
+/// Two parents each start a child (which parent starts first decides the children's indices);
+/// a third thread turns branching off once both exist and releases them. The one schedule must
+/// pick the next thread by its canonical key, not its index, or memoisation (which sees equal
+/// states) explores one order of the children where no memoisation explores the other too.
+struct one_way_children : scenario {
+  S::atomic<int> w[2] = {S::atomic<int>(0), S::atomic<int>(0)};
+  S::atomic<int> started{0}, go{0};
+  int r[2] = {-1, -1};
+  one_way_children() : scenario(3) {}
+  void thread(unsigned i) override {
+    if (i < 2) {
+      S::thread c([this, i] {
+        go.wait(0, PILFER_SITE("t.go", acquire));
+        w[i].store(1, PILFER_SITE("t.w", relaxed));
+        r[i] = w[1 - i].load(PILFER_SITE("t.r", relaxed));
+      });
+      started.fetch_add(1, PILFER_SITE("t.started", release));
+      c.join();
+    } else {
+      assume(started.load(PILFER_SITE("t.both", acquire)) == 2);
+      stop_branching();
+      go.store(1, PILFER_SITE("t.go", release));
+      go.notify_all();
+    }
+  }
+  void after() override { record({r[0], r[1]}); }
+};
+
+/// A call to stop/resume is not an event, so whether a thread has made it must be part of the
+/// state some other way (the thread's sequence hash), or a state reached before the call prunes
+/// one reached after it (an outside tester's fuzzer, seed 677).
+struct resume_then_yield : scenario {
+  S::atomic<int> l0{0}, l1{0};
+  int r0 = -1, r1 = -1;
+  resume_then_yield() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      resume_branching();
+      S::yield();
+      r0 = l1.load(PILFER_SITE("t.a", acquire));
+      l1.store(1, PILFER_SITE("t.b", relaxed));
+    } else {
+      l1.store(1, PILFER_SITE("t.c", seq_cst));
+      stop_branching();
+      l1.store(3, PILFER_SITE("t.d", relaxed));
+      r1 = l0.load(PILFER_SITE("t.e", relaxed));
+      S::yield();
+    }
+  }
+  void after() override { record({r0, r1, l1.load(PILFER_SITE("t.f", relaxed))}); }
+};
+
 }  // namespace
 
 int main() {
@@ -108,6 +160,28 @@ int main() {
     const auto without = outcomes<one_way_after_yield>(&rm, no_memo);
     t.expect(r.ok && r.complete && s == without && s.size() == 2,
              "one-way stretches: memoisation explores what no memoisation does (the last thread is in the state)",
+             show(s) + " vs " + show(without));
+  }
+
+  {
+    options no_memo;
+    no_memo.memo_entries = 0;
+    result rm;
+    s = outcomes<one_way_children>(&r);
+    const auto without = outcomes<one_way_children>(&rm, no_memo);
+    t.expect(r.ok && r.complete && s == without && s.size() == 1,
+             "one-way stretches: the next thread is chosen by canonical key, so memoisation changes nothing",
+             show(s) + " vs " + show(without));
+  }
+
+  {
+    options no_memo;
+    no_memo.memo_entries = 0;
+    result rm;
+    s = outcomes<resume_then_yield>(&r);
+    const auto without = outcomes<resume_then_yield>(&rm, no_memo);
+    t.expect(r.ok && r.complete && s == without && s.size() == 5,
+             "one-way stretches: a thread that has called resume/stop is a different state from one that has not",
              show(s) + " vs " + show(without));
   }
 
