@@ -131,6 +131,17 @@ struct resume_then_yield : scenario {
   void after() override { record({r0, r1, l1.load(PILFER_SITE("t.f", relaxed))}); }
 };
 
+/// The outcomes with the memo table equal those without it (and number `size`), complete and ok.
+template <class Scn>
+void expect_memo_changes_nothing(runner& t, std::size_t size, const std::string& name) {
+  options no_memo;
+  no_memo.memo_entries = 0;
+  result r, rm;
+  const auto with = outcomes<Scn>(&r);
+  const auto without = outcomes<Scn>(&rm, no_memo);
+  t.expect(r.ok && r.complete && with == without && with.size() == size, name, show(with) + " vs " + show(without));
+}
+
 }  // namespace
 
 int main() {
@@ -152,38 +163,11 @@ int main() {
   s = outcomes<sb<branching::resumed_before_threads>>(&r);
   t.expect_outcomes("branching resumed: the 4 outcomes again", s, all, r);
 
-  {
-    options no_memo;
-    no_memo.memo_entries = 0;
-    result rm;
-    s = outcomes<one_way_after_yield>(&r);
-    const auto without = outcomes<one_way_after_yield>(&rm, no_memo);
-    t.expect(r.ok && r.complete && s == without && s.size() == 2,
-             "one-way stretches: memoisation explores what no memoisation does (the last thread is in the state)",
-             show(s) + " vs " + show(without));
-  }
+  expect_memo_changes_nothing<one_way_after_yield>(t, 2, "one-way stretches: memoisation explores what no memoisation does (the last thread is in the state)");
 
-  {
-    options no_memo;
-    no_memo.memo_entries = 0;
-    result rm;
-    s = outcomes<one_way_children>(&r);
-    const auto without = outcomes<one_way_children>(&rm, no_memo);
-    t.expect(r.ok && r.complete && s == without && s.size() == 1,
-             "one-way stretches: the next thread is chosen by canonical key, so memoisation changes nothing",
-             show(s) + " vs " + show(without));
-  }
+  expect_memo_changes_nothing<one_way_children>(t, 1, "one-way stretches: the next thread is chosen by canonical key, so memoisation changes nothing");
 
-  {
-    options no_memo;
-    no_memo.memo_entries = 0;
-    result rm;
-    s = outcomes<resume_then_yield>(&r);
-    const auto without = outcomes<resume_then_yield>(&rm, no_memo);
-    t.expect(r.ok && r.complete && s == without && s.size() == 5,
-             "one-way stretches: a thread that has called resume/stop is a different state from one that has not",
-             show(s) + " vs " + show(without));
-  }
+  expect_memo_changes_nothing<resume_then_yield>(t, 5, "one-way stretches: a thread that has called resume/stop is a different state from one that has not");
 
   s = outcomes<stale_read<false>>(&r);
   t.expect(r.ok && r.complete && s.count({1, 0}) == 1, "a plain relaxed read may be stale: (1,0) explored",
