@@ -21,6 +21,7 @@
 
 #include "bench_harness.hpp"
 #include "mutex_queue.hpp"
+#include "row_check.hpp"
 
 namespace {
 
@@ -171,7 +172,7 @@ void steal_contended(benchmark::State& state) {
     ++iterations;
   }
   const auto stolen = stolen_total.load(PILFER_SITE("bench.count", relaxed));
-  if (popped_total + stolen != iterations * n) state.SkipWithError("items lost or duplicated");
+  pilfer::bench::check(state, popped_total + stolen == iterations * n, "items lost or duplicated");
   state.counters["stolen%"] =
       iterations ? 100.0 * static_cast<double>(stolen) / static_cast<double>(iterations * n) : 0;
   state.SetItemsProcessed(static_cast<std::int64_t>(iterations * n));
@@ -257,8 +258,9 @@ void injector_mpmc(benchmark::State& state) {
         if (r < 0) continue;
         // acquire: every push happened before the producers' decrement, so an empty take now means drained.
         if (producing.load(PILFER_SITE("bench.flag", acquire)) == 0) {
-          if (q.take(v) == 0) break;
-          ++got;
+          const int last = q.take(v);
+          if (last == 0) break;
+          if (last == 1) ++got;  // -1: lost a race to another consumer; look again
           continue;
         }
         std_sync::spin_hint();
@@ -267,7 +269,7 @@ void injector_mpmc(benchmark::State& state) {
     });
     expected += (n / producers) * producers;
   }
-  if (taken.load(PILFER_SITE("bench.count", relaxed)) != expected) state.SkipWithError("items lost or duplicated");
+  pilfer::bench::check(state, taken.load(PILFER_SITE("bench.count", relaxed)) == expected, "items lost or duplicated");
   state.SetItemsProcessed(static_cast<std::int64_t>(expected));
 }
 

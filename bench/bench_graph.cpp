@@ -18,6 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <pilfer/graph.hpp>
 
+#include "row_check.hpp"
 #include "workloads.hpp"
 
 #include <cstdint>
@@ -46,8 +47,8 @@ void count_body() {
 /// Smoke mode: each task ran once per pass of every iteration since `before`.
 void check_bodies(benchmark::State& st, std::uint64_t before, std::uint64_t expected) {
   if (!pb::smoke()) return;
-  if (bodies_run().load(PILFER_SITE("bench.bodies", relaxed)) - before != expected)
-    st.SkipWithError("a task did not run exactly once per pass");
+  pb::check(st, bodies_run().load(PILFER_SITE("bench.bodies", relaxed)) - before == expected,
+            "a task did not run exactly once per pass");
 }
 /// Timing: at least 0.5 s per row; one iteration in smoke mode.
 void timing(benchmark::internal::Benchmark* b) {

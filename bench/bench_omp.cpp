@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "row_check.hpp"
 #include "workloads.hpp"
 
 #ifndef PILFER_OMP_IMPL
@@ -23,9 +24,7 @@ namespace {
 namespace pb = pilfer::bench;
 constexpr int threads = 2;
 
-void check(benchmark::State& state, bool ok, const char* what) {
-  if (!ok) state.SkipWithError(what);
-}
+using pb::check;
 benchmark::IterationCount iters(benchmark::IterationCount n) { return pb::smoke() ? 1 : n; }
 
 // Counters are updated with `omp atomic`, as OpenMP users write it; they are read after the parallel region,

@@ -29,6 +29,7 @@
 
 #include "mutex_queue.hpp"
 #include "mutex_worker_pool.hpp"
+#include "row_check.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -74,9 +75,7 @@ void run_inside(Pool& p, F&& f) {
   c.wait();
 }
 
-void check(benchmark::State& state, bool ok, const char* what) {
-  if (!ok) state.SkipWithError(what);
-}
+using pb::check;
 
 /// Iterations per repetition: about 50-400 ms of work each (1 in smoke mode).
 benchmark::IterationCount iters(benchmark::IterationCount n) { return pb::smoke() ? 1 : n; }

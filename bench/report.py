@@ -217,7 +217,7 @@ def main():
         with open(fpath) as f:
             failures = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     if failures:
-        L.append("## Rows that crashed or hung\n")
+        L.append("## Rows that crashed, hung or got a wrong result\n")
         L.append("A row that fails is that implementation's verdict on the workload (its other rounds, if any, are "
                  "in the table below); the row's stderr is kept in raw/.\n")
         L.append("| row | round | what happened |")
