@@ -90,13 +90,24 @@ TEST(PoolThreadFailure, GraphWaitWhoseSpareCannotStartRunsTheStartItself) {
 }
 
 // A wait owes a spare; an outside submission finds nobody parked and tries to start it, which fails.
-// The pool keeps working (the task runs once the wait's target ends) and its destructor returns.
+// The pool keeps working (the task runs once the wait's target ends), says once that the system
+// refused the thread (the lazy path reported nothing before), and its destructor returns.
 // @verifies POOL-20 POOL-12
 TEST(PoolThreadFailure, PoolWhoseSpareFailedToStartShutsDown) {
+  std::string notice;
+  int notices = 0;
   {
     pilfer::pool_options o;
     o.threads = 2;
-    o.on_uncaught = [](std::exception_ptr) {};
+    o.on_uncaught = [&](std::exception_ptr e) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const pilfer::spare_limit_reached& x) {
+        notice = x.what();
+        ++notices;
+      } catch (...) {
+      }
+    };
     pilfer::pool p(o);
     watchdog dog("pool with a spare that failed to start", 60s, &p);
     flag x_ran{0};
@@ -111,7 +122,8 @@ TEST(PoolThreadFailure, PoolWhoseSpareFailedToStartShutsDown) {
     }
     EXPECT_EQ(load(x_ran), 1);
   }  // the destructor joins only threads that were started
-  SUCCEED();
+  EXPECT_EQ(notices, 1);
+  EXPECT_NE(notice.find("refused a new thread"), std::string::npos) << "notice: " << notice;
 }
 
 }  // namespace

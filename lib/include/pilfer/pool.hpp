@@ -849,8 +849,9 @@ class basic_pool {
   }
 
   /// Under spare_mu_: wake a retired spare or start a new one, counted as a
-  /// searcher. False when max_spare_workers are all active.
-  bool activate_spare_locked() {
+  /// searcher. False when max_spare_workers are all active, or when the system
+  /// refused the new spare's thread (then *refused, if given, is set).
+  bool activate_spare_locked(bool* refused = nullptr) {
     auto& idle = idle_spares_.write();
     if (!idle.empty()) {
       worker* s = idle.back();
@@ -881,6 +882,7 @@ class basic_pool {
       spares_active_.write() -= 1;
       publish_spare_counts();
       if constexpr (mutation != detail::pool_mutation::old_sleep_protocol) leave_searching();
+      if (refused != nullptr) *refused = true;
       return false;
     }
     // The thread runs (and counts itself out of the search): nothing after this point may undo the counts.
@@ -964,15 +966,26 @@ class basic_pool {
 
   /// A thread is needed and a blocked wait owes a spare: activate it (invariant C). False when no
   /// spare is owed any more, or none could be made (no memory or no thread: parallelism drops, as
-  /// past the bound).
+  /// past the bound). A refused thread is reported once per pool, like the eager path's
+  /// (spare_limit_reached, "refused a new thread"), from the thread whose push needed the spare.
   PILFER_NOINLINE bool activate_owed_spare() noexcept {
+    bool report = false;
     try {
-      std::lock_guard<typename Sync::mutex> g(spare_mu_);
-      if (spares_active_.read() >= blocked_.read()) return false;
-      return activate_spare_locked();
+      {
+        std::lock_guard<typename Sync::mutex> g(spare_mu_);
+        if (spares_active_.read() >= blocked_.read()) return false;
+        bool refused = false;
+        if (activate_spare_locked(&refused)) return true;
+        if (refused && !limit_reported_.read()) {
+          limit_reported_.write() = true;
+          report = true;
+        }
+      }
+      if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_, true)));
     } catch (...) {
-      return false;
+      // (no memory for the spare or for the notice: parallelism drops, as past the bound)
     }
+    return false;
   }
 
   /// Before blocking: join branches of other joiners that a batch steal
