@@ -5,8 +5,10 @@
 // written again in C++ against checker_sync (no GenMC code or comments are copied). What GenMC
 // does to a program before exploring it is done by hand, so that both tools explore the same
 // program:
-//   - a spin loop that only reads (GenMC's spin-assume transformation) becomes pilfer::model::assume
-//     of the loop's exit condition;
+//   - a spin loop that only reads (GenMC's spin-assume transformation) becomes spin_until below:
+//     assume() of the loop's exit condition, as GenMC's transformation has it, or — with
+//     pilfer_model_clients --awaits — atomic<T>::await, which blocks the thread instead of
+//     ending the execution (the same complete executions, no blocked ones from the loop);
 //   - `-unroll=N` (GenMC kills a thread whose loop header is entered an (N+1)-th time; the execution
 //     counts as blocked) is loop_bound below, one per loop;
 //   - plain memory that GenMC's run declares racy on purpose (`-disable-race-detection`) is a relaxed
@@ -19,6 +21,7 @@
 
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +60,24 @@ struct free_lists {
     PILFER_MODEL_ASSERT(false);  // free list full
   }
 };
+
+/// How the clients' read-only spin loops are written: the form of GenMC's spin-assume (the default,
+/// whose counts expected.tsv holds) or pilfer's await (pilfer_model_clients --awaits).
+enum class spin_form { assume, await };
+inline spin_form& spin_loops() noexcept {
+  static spin_form form = spin_form::assume;
+  return form;
+}
+
+/// The read-only spin loop `do v = x.load(s); while (!exit(v));` in the form spin_loops() names.
+template <class T, class Exit>
+T spin_until(const checker_sync::atomic<T>& x, Exit exit, order_site s,
+             std::source_location loc = std::source_location::current()) {
+  if (spin_loops() == spin_form::await) return x.await(exit, s, loc);
+  const T v = x.load(s, loc);
+  assume(exit(v));
+  return v;
+}
 
 /// GenMC's `-unroll=N` for one loop: call enter() at the top of every iteration; the (N+1)-th
 /// call blocks the execution (assume(false)), as GenMC's bounded loop kills its thread there.

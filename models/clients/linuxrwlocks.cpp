@@ -36,7 +36,7 @@ struct linuxrwlocks : scenario {
     for (loop_bound bound(unroll); prior <= 0;) {
       bound.enter();
       (void)lock.fetch_add(1, PILFER_SITE("rw.rlock.undo", relaxed));
-      assume(lock.load(PILFER_SITE("rw.rlock.await", relaxed)) > 0);
+      (void)spin_until(lock, [](int v) { return v > 0; }, PILFER_SITE("rw.rlock.await", relaxed));
       prior = lock.fetch_sub(1, PILFER_SITE("rw.rlock.retry", acquire));
     }
   }
@@ -46,7 +46,7 @@ struct linuxrwlocks : scenario {
     for (loop_bound bound(unroll); prior != bias;) {
       bound.enter();
       (void)lock.fetch_add(bias, PILFER_SITE("rw.wlock.undo", relaxed));
-      assume(lock.load(PILFER_SITE("rw.wlock.await", relaxed)) == bias);
+      (void)spin_until(lock, [](int v) { return v == bias; }, PILFER_SITE("rw.wlock.await", relaxed));
       prior = lock.fetch_sub(bias, PILFER_SITE("rw.wlock.retry", acquire));
     }
   }

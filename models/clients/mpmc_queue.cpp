@@ -38,7 +38,7 @@ struct mpmc_queue : scenario {
     if (wr == ((rd + slots) & 0xFFFF)) return nullptr;
     assume(rdwr.compare_exchange_weak(word, (rd << 16) | ((wr + 1) & 0xFFFF), PILFER_SITE("mpmc.wp.claim", acq_rel),
                                       PILFER_SITE("mpmc.wp.claim_fail", acquire)));
-    assume((read.load(PILFER_SITE("mpmc.wp.await", acquire)) & 0xFFFF) == rd);
+    (void)spin_until(read, [rd](unsigned v) { return (v & 0xFFFF) == rd; }, PILFER_SITE("mpmc.wp.await", acquire));
     return &array[wr % slots];
   }
   void write_publish() { (void)written.fetch_add(1, PILFER_SITE("mpmc.publish", release)); }
@@ -50,7 +50,7 @@ struct mpmc_queue : scenario {
     if (wr == rd) return nullptr;
     assume(rdwr.compare_exchange_weak(word, word + (1u << 16), PILFER_SITE("mpmc.rf.claim", acq_rel),
                                       PILFER_SITE("mpmc.rf.claim_fail", acquire)));
-    assume((written.load(PILFER_SITE("mpmc.rf.await", acquire)) & 0xFFFF) == wr);
+    (void)spin_until(written, [wr](unsigned v) { return (v & 0xFFFF) == wr; }, PILFER_SITE("mpmc.rf.await", acquire));
     return &array[rd % slots];
   }
   void read_consume() { (void)read.fetch_add(1, PILFER_SITE("mpmc.consume", release)); }

@@ -22,7 +22,7 @@ struct spinlock : scenario {
   spinlock() : scenario(2) {}
 
   void thread(unsigned index) override {
-    assume(lock.load(PILFER_SITE("spin.await", relaxed)) == 0);
+    (void)spin_until(lock, [](int v) { return v == 0; }, PILFER_SITE("spin.await", relaxed));
     int expected = 0;
     assume(lock.compare_exchange_strong(expected, 1, PILFER_SITE("spin.cas", acquire), PILFER_SITE("spin.cas_fail", acquire)));
     shared.write() = static_cast<int>(index);

@@ -22,7 +22,7 @@ struct ticketlock : scenario {
 
   void thread(unsigned) override {
     const int ticket = next.fetch_add(1, PILFER_SITE("ticket.take", relaxed));
-    assume(owner.load(PILFER_SITE("ticket.await", acquire)) == ticket);
+    (void)spin_until(owner, [ticket](int v) { return v == ticket; }, PILFER_SITE("ticket.await", acquire));
     shared.write() = 0;
     PILFER_MODEL_ASSERT(shared.read() == 0);
     const int o = owner.load(PILFER_SITE("ticket.owner", relaxed));

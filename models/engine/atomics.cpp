@@ -1,6 +1,8 @@
 // models/engine/atomics.cpp — atomic locations and their operations: access, fence, wait, notify.
 #include "checker.hpp"
 
+#include <algorithm>
+
 namespace pilfer::model::engine {
 
 void checker::after_write(std::uint32_t t) {
@@ -94,9 +96,21 @@ detail::access_result checker::passthrough(std::uint32_t id, const detail::acces
 }
 
 detail::access_result checker::access(std::uint32_t id, const detail::access& a, const std::source_location& src) {
-  if (finishing_) return finish_access(id, a);
+  if (finishing_) return a.accept ? finish_await(id, a) : finish_access(id, a);
   if (!live()) return passthrough(id, a);
-  if (!begin_op(src)) return finish_access(id, a);
+  if (a.accept) {  // an await: the scheduler runs this thread only once it may read an accepted value
+    mthread& th = threads_[cur_];
+    th.pend = pending::await;
+    th.pend_arg = id;
+    th.await_accept = a.accept;
+    th.await_ctx = a.accept_ctx;
+  }
+  const bool explored = begin_op(src);
+  if (a.accept) {
+    threads_[cur_].pend = pending::idle;
+    threads_[cur_].await_accept = nullptr;
+  }
+  if (!explored) return a.accept ? finish_await(id, a) : finish_access(id, a);
   location& l = locs_[id];
   if (!l.alive)
     PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
@@ -112,7 +126,8 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   if (!a.is_write) {  // load
     e.acq = is_acquire(o);
     std::uint64_t v = 0;
-    if (read_choose(e, nullptr, id, false, 0, nullptr, &v, nullptr) == none) return finish_access(id, a);
+    if (read_choose(e, nullptr, id, false, 0, a.accept ? &a : nullptr, &v, nullptr) == none)
+      return a.accept ? finish_await(id, a) : finish_access(id, a);
     r.value = v;
     return r;
   }
@@ -157,6 +172,20 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   after_write(cur_);
   r.value = v;
   return r;
+}
+
+/// Whether thread t, pending at an await, may read a store its predicate accepts (the candidates
+/// read_choose would consider, before the psc check).
+bool checker::await_satisfiable(std::uint32_t t) const {
+  const mthread& th = threads_[t];
+  const location& l = locs_[th.pend_arg];
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  auto lo = visible_bound(t, l);
+  if (th.fresh_loc == th.pend_arg || std::find(th.spin_locs.begin(), th.spin_locs.end(), th.pend_arg) != th.spin_locs.end())
+    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+  for (auto p = lo; p < l.mo.size(); ++p)
+    if (th.await_accept(events_[l.mo[p]].wval & mask, th.await_ctx)) return true;
+  return false;
 }
 
 void checker::fence(order_site s, const std::source_location& src) {

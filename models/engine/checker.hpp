@@ -180,11 +180,13 @@ class checker {
   void finishing_pause();   // lets the other threads run
   detail::access_result finish_access(std::uint32_t id, const detail::access& a);
   void finish_wait(std::uint32_t id, std::uint64_t old);
+  detail::access_result finish_await(std::uint32_t id, const detail::access& a);
   void finish_join(std::uint32_t t);
   void finish_lock(std::uint32_t id);
   bool finish_try_lock(std::uint32_t id);
   void finish_unlock(std::uint32_t id);
   bool enabled(std::uint32_t t) const;
+  bool await_satisfiable(std::uint32_t t) const;
   std::uint32_t choose(std::uint32_t n);
   std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
   bool fast_replay(std::uint32_t* aux);

@@ -91,12 +91,14 @@ struct location {
 /// `stranded`: the thread stopped for good where it found a failure or a false assume(); it is
 /// never resumed, not even to finish the execution (see finishing.cpp).
 enum class tstatus : std::uint8_t { runnable, blocked_wait, yielded, finished, stranded };
-enum class pending : std::uint8_t { idle, lock, join };
+enum class pending : std::uint8_t { idle, lock, join, await };
 
 struct mthread {
   tstatus status = tstatus::runnable;
   pending pend = pending::idle;
   std::uint32_t pend_arg = 0;
+  bool (*await_accept)(std::uint64_t, const void*) = nullptr;  // pending::await: the predicate
+  const void* await_ctx = nullptr;                              // (on the awaiting thread's stack)
   bool started = false;
   ucontext_t ctx{};
   void* sp = nullptr;  // saved stack pointer (x86-64 switch)

@@ -288,6 +288,8 @@ checker::outcome checker::run_execution() {
           who += "lock(L" + std::to_string(th.pend_arg) + ")";
         else if (th.pend == pending::join)
           who += "join(t" + std::to_string(th.pend_arg) + ")";
+        else if (th.pend == pending::await)
+          who += "await(L" + std::to_string(th.pend_arg) + ", no store it may read satisfies it)";
       }
       failed_ = true;
       fail_kind_ = "deadlock";
@@ -346,6 +348,7 @@ bool checker::enabled(std::uint32_t t) const {
   const mthread& th = threads_[t];
   if (th.status != tstatus::runnable) return false;
   if (th.pend == pending::join) return threads_[th.pend_arg].status == tstatus::finished;
+  if (th.pend == pending::await) return await_satisfiable(t);
   if (th.pend == pending::lock) {
     const location& l = locs_[th.pend_arg];
     return events_[l.mo.back()].wval == 0;

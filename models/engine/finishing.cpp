@@ -83,6 +83,14 @@ detail::access_result checker::finish_access(std::uint32_t id, const detail::acc
   return r;
 }
 
+detail::access_result checker::finish_await(std::uint32_t id, const detail::access& a) {
+  for (;;) {
+    const detail::access_result r = finish_access(id, a);
+    if (a.accept(r.value, a.accept_ctx)) return r;
+    finishing_pause();
+  }
+}
+
 void checker::finish_wait(std::uint32_t id, std::uint64_t old) {
   const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
   while ((locs_[id].last_value & mask) == (old & mask)) finishing_pause();

@@ -320,6 +320,9 @@ struct access {
   std::uint64_t expected = 0;  ///< CAS only
   order_site site{std::memory_order_relaxed, ""};
   order_site fail_site{std::memory_order_relaxed, ""};  ///< CAS only
+  /// await only: the load waits until it may read a value v with accept(v, accept_ctx)
+  bool (*accept)(std::uint64_t, const void*) = nullptr;
+  const void* accept_ctx = nullptr;
 };
 struct access_result {
   std::uint64_t value;  ///< value read (loads, RMWs, CAS: the value found)
@@ -398,6 +401,24 @@ struct checker_sync {
     T load(order_site s, std::source_location loc = std::source_location::current()) const {
       detail::access a;
       a.site = s;
+      return from(a, loc).value_;
+    }
+    /// Await: a load that waits until it may read a value for which `pred` holds, and returns
+    /// that value — the spin loop `do v = x.load(o); while (!pred(v));` under a fair scheduler,
+    /// without its iterations. The thread is not scheduled while no store it may read (by
+    /// coherence, from its point of view) satisfies `pred`; then it may read any store that
+    /// does, older ones included. When no thread can run and an await cannot be satisfied, the
+    /// execution fails with "deadlock" (the loop would spin for ever), where assume() would
+    /// count it as blocked and hide the hang. `pred` must be a pure function of the value: the
+    /// checker calls it to decide whether the thread may run. Outside an execution: one load.
+    template <class Pred>
+    T await(Pred pred, order_site s, std::source_location loc = std::source_location::current()) const {
+      detail::access a;
+      a.site = s;
+      a.accept = [](std::uint64_t bits, const void* ctx) {
+        return static_cast<bool>((*static_cast<const Pred*>(ctx))(detail::from_bits<T>(bits)));
+      };
+      a.accept_ctx = &pred;
       return from(a, loc).value_;
     }
     void store(T v, order_site s, std::source_location loc = std::source_location::current()) {
