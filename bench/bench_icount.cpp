@@ -46,7 +46,10 @@ void deque_ops(const char* impl, item ops) {
   std::snprintf(label, sizeof label, "push[%s]", impl);
   measure(label, [&] { for (item i = 0; i < ops; ++i) dq.push(i); });
   std::snprintf(label, sizeof label, "pop[%s]", impl);
-  measure(label, [&] { for (item i = 0; i < ops; ++i) sink_value = *dq.pop(); });
+  measure(label, [&] {
+    for (item i = 0; i < ops; ++i)
+      if (const auto v = dq.pop()) sink_value = *v;
+  });
   for (item i = 0; i < ops; ++i) dq.push(i);
   std::snprintf(label, sizeof label, "steal[%s]", impl);
   measure(label, [&] { for (item i = 0; i < ops; ++i) sink_value = st.steal().value; });

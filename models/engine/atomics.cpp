@@ -176,15 +176,34 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
 
 /// Whether thread t, pending at an await, may read a store its predicate accepts (the candidates
 /// read_choose would consider, before the psc check).
+bool checker::call_predicate(bool (*accept)(std::uint64_t, const void*), const void* ctx, std::uint64_t v) const noexcept {
+  in_predicate_ = true;
+  bool yes = true;
+  try {
+    yes = accept(v, ctx);
+  } catch (...) {
+  }
+  in_predicate_ = false;
+  return yes;
+}
+
+bool checker::await_accepts(bool (*accept)(std::uint64_t, const void*), const void* ctx, const location& l,
+                            std::uint32_t w) const noexcept {
+  const event& e = events_[w];
+  if (e.kind == ek::uninit) return true;
+  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  return call_predicate(accept, ctx, e.wval & mask);
+}
+
 bool checker::await_satisfiable(std::uint32_t t) const {
   const mthread& th = threads_[t];
   const location& l = locs_[th.pend_arg];
-  const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  if (!l.alive) return true;  // the thread runs, and its access reports the use after free
   auto lo = visible_bound(t, l);
   if (th.fresh_loc == th.pend_arg || std::find(th.spin_locs.begin(), th.spin_locs.end(), th.pend_arg) != th.spin_locs.end())
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);
   for (auto p = lo; p < l.mo.size(); ++p)
-    if (th.await_accept(events_[l.mo[p]].wval & mask, th.await_ctx)) return true;
+    if (await_accepts(th.await_accept, th.await_ctx, l, l.mo[p])) return true;
   return false;
 }
 

@@ -105,6 +105,16 @@ class checker {
   bool finishing() const noexcept { return finishing_; }
   /// live() or finishing(): a modelled thread is running.
   bool engaged() const noexcept { return live() || finishing_; }
+  /// An await's predicate is running (a call into the checker from it is refused: public_api.cpp).
+  bool in_predicate() const noexcept { return in_predicate_; }
+  /// Whether an await accepts the store `w` of location `l` (wval masked): the predicate, run with
+  /// calls into the checker refused; a store an uninitialised location starts with is accepted (its
+  /// read is reported), and so is a value the predicate throws on (the thread reads it and the
+  /// predicate, evaluated again in the thread, throws there).
+  bool await_accepts(bool (*accept)(std::uint64_t, const void*), const void* ctx, const location& l,
+                     std::uint32_t w) const noexcept;
+  /// Runs an await's predicate on `v` with calls into the checker refused; true if it throws.
+  bool call_predicate(bool (*accept)(std::uint64_t, const void*), const void* ctx, std::uint64_t v) const noexcept;
   std::uint32_t new_location(location::kind_t k, const void* addr, std::uint64_t init, bool initialised,
                              detail::value_info info, const std::source_location& src);
   void end_location(std::uint32_t id) noexcept;
@@ -230,6 +240,7 @@ class checker {
   // per execution
   bool running_ = false, over_ = false;
   bool finishing_ = false;
+  mutable bool in_predicate_ = false;  // see in_predicate()
   std::size_t finish_progress_ = 0;  // finishing: writes, locks, unlocks, thread starts and ends
   std::uint32_t cur_ = 0;
   std::vector<mthread> threads_;

@@ -83,10 +83,14 @@ detail::access_result checker::finish_access(std::uint32_t id, const detail::acc
   return r;
 }
 
+// An await while finishing reads the latest value like every access, and pauses until that value
+// is accepted (finishing is sequentially consistent on purpose: code run past a cut must not act
+// on stale values). An await whose accepted store is no longer the latest cannot end, and its
+// thread is stranded (counted in result::abandoned), as a thread blocked by assume() is.
 detail::access_result checker::finish_await(std::uint32_t id, const detail::access& a) {
   for (;;) {
     const detail::access_result r = finish_access(id, a);
-    if (a.accept(r.value, a.accept_ctx)) return r;
+    if (call_predicate(a.accept, a.accept_ctx, r.value)) return r;
     finishing_pause();
   }
 }

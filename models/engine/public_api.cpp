@@ -30,8 +30,22 @@ std::optional<memory_model> parse_memory_model(const std::string& name) noexcept
 
 using engine::g;
 namespace {
+/// An await's predicate must be a pure function of the value: the checker calls it while deciding
+/// which thread may run, where no modelled operation can be performed. A call into the checker from
+/// it is a usage error, stated before anything is touched.
+void refuse_in_predicate() noexcept {
+  if (g && g->in_predicate()) {
+    std::fprintf(stderr,
+                 "pilfer model: an await's predicate called into the checker (an atomic or cell access, an assertion, "
+                 "an allocation...); the predicate must be a pure function of the value it is given\n");
+    std::abort();
+  }
+}
 /// A modelled thread is running: exploring, or finishing an execution that was cut short.
-bool engaged() noexcept { return g && g->engaged(); }
+bool engaged() noexcept {
+  refuse_in_predicate();
+  return g && g->engaged();
+}
 }  // namespace
 
 result check(std::function<std::unique_ptr<scenario>()> make, const options& o) {
@@ -45,7 +59,10 @@ result check(std::function<std::unique_ptr<scenario>()> make, const options& o) 
 
 const std::set<std::string>& seen_tags() { return engine::g_last_tags; }
 std::size_t current_execution_index() { return g ? g->execution_index() : 0; }
-bool in_execution() noexcept { return g && g->live(); }
+bool in_execution() noexcept {
+  refuse_in_predicate();
+  return g && g->live();
+}
 
 void assume(bool cond) {
   if (!cond && engaged()) g->block();
@@ -72,12 +89,14 @@ void end_location(std::uint32_t id) noexcept {
   if (g && id != no_location) g->end_location(id);
 }
 access_result atomic_access(std::uint32_t id, const access& a, const std::source_location& src) {
+  refuse_in_predicate();
   return g->access(id, a, src);
 }
 void atomic_wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
   if (engaged()) g->wait(id, old, s, src);
 }
 void atomic_notify(std::uint32_t id, bool all, const std::source_location& src) {
+  refuse_in_predicate();
   if (g) g->notify(id, all, src);
 }
 void fence(order_site s, const std::source_location& src) {
@@ -88,6 +107,7 @@ std::uint32_t new_cell(const void* addr, const std::source_location& src) {
   return g->new_location(engine::location::cell_loc, addr, 0, true, value_info{64, false, false}, src);
 }
 void cell_access(std::uint32_t id, bool write, const std::source_location& src) {
+  refuse_in_predicate();
   if (g) g->cell_access(id, write, src);
 }
 std::uint32_t new_mutex(const void* addr, const std::source_location& src) {
@@ -138,6 +158,7 @@ void* tracked_alloc(std::size_t bytes, std::size_t align, std::size_t, bool arra
   return g->alloc(bytes, align, array, what, src);
 }
 bool tracked_check_free(const void* p, bool array, const std::source_location& src) {
+  refuse_in_predicate();
   if (!g) return true;
   return g->check_free(p, array, src);
 }
@@ -150,6 +171,7 @@ void tracked_release(void* p) noexcept {
 }
 
 void assertion_failed(const char* expr, const char* file, int line) {
+  refuse_in_predicate();
   if (g && g->finishing()) g->strand();  // nothing is checked while finishing: the thread stops here
   {  // the strings die here: the fiber's frame is stranded below
     std::string f = file;

@@ -74,7 +74,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     std::vector<cand>& cands = scratch_cands_;
     cands.clear();
     for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
-      if (a && a->accept && !a->accept(events_[l.mo[p]].wval & mask, a->accept_ctx)) continue;  // an await's
+      if (a && a->accept && !await_accepts(a->accept, a->accept_ctx, l, l.mo[p])) continue;  // an await's
       const bool becomes_rmw = rmw_from(p);
       if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
       cands.push_back(cand{l.mo[p], becomes_rmw});

@@ -7,6 +7,12 @@
 // @verifies MC-14
 #include "test_util.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <stdexcept>
+
 using namespace pilfer::model;
 using namespace pilfer::model::test;
 
@@ -106,6 +112,119 @@ struct branch_on_value : scenario {
   void after() override { record({got}); }
 };
 
+// Found by an outside tester (public header and MC-14 only); each failed before its fix.
+
+/// An await on an atomic constructed uninitialised, whose writer may run after the reader: the
+/// loop may read the uninitialised value, whatever the predicate says of it.
+struct uninitialised : scenario {
+  S::atomic<int> x{uninit};
+  uninitialised() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0)
+      x.store(1, PILFER_SITE("t.w", release));
+    else
+      (void)x.await([](int v) { return v == 1; }, PILFER_SITE("t.await", acquire));
+  }
+};
+
+/// The predicate throws on 2; the thread catches it (the loop would throw in the thread).
+struct throwing_predicate : scenario {
+  S::atomic<int> x{0};
+  int caught = 0, got = -1;
+  throwing_predicate() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(2, PILFER_SITE("t.w", relaxed));
+      return;
+    }
+    try {
+      got = x.await(
+          [](int v) {
+            if (v == 2) throw std::runtime_error("two");
+            return false;
+          },
+          PILFER_SITE("t.await", relaxed));
+    } catch (const std::runtime_error&) {
+      caught = 1;
+    }
+  }
+  void after() override { record({caught, got}); }
+};
+
+/// The awaited atomic is destroyed by another thread: the loop reads freed memory.
+struct destroyed_under_await : scenario {
+  struct box {
+    S::atomic<int> a{0};
+  };
+  box* b = nullptr;
+  destroyed_under_await() : scenario(2) {}
+  void before() override { b = S::make<box>(); }
+  void thread(unsigned i) override {
+    if (i == 0)
+      S::destroy(b);
+    else
+      (void)b->a.await([](int v) { return v == 1; }, PILFER_SITE("t.await", relaxed));
+  }
+};
+
+/// A predicate with state of its own (mutable) is accepted, as the loop's would be.
+struct mutable_predicate : scenario {
+  S::atomic<int> x{0};
+  mutable_predicate() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(1, PILFER_SITE("t.w", relaxed));
+      return;
+    }
+    int calls = 0;
+    (void)x.await(
+        [calls](int v) mutable {
+          ++calls;
+          return v == 1;
+        },
+        PILFER_SITE("t.await", relaxed));
+  }
+};
+
+/// A predicate that calls into the checker (an assertion): the process stops with a message
+/// instead of corrupting the scheduler.
+struct impure_predicate : scenario {
+  S::atomic<int> x{0};
+  impure_predicate() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0)
+      x.store(1, PILFER_SITE("t.w", relaxed));
+    else
+      (void)x.await(
+          [](int v) {
+            PILFER_MODEL_ASSERT(v != 1);
+            return v == 1;
+          },
+          PILFER_SITE("t.await", relaxed));
+  }
+};
+
+/// Runs check<Scn>() in a child process; returns whether it was aborted with `needle` on stderr.
+template <class Scn>
+bool aborts_saying(const std::string& needle, std::string* said) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 2);
+    close(fds[0]);
+    (void)check<Scn>();
+    _exit(0);
+  }
+  close(fds[1]);
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) said->append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && said->find(needle) != std::string::npos;
+}
+
 }  // namespace
 
 int main() {
@@ -117,14 +236,14 @@ int main() {
   t.expect_outcomes("message passing with await: the reader sees the data", a, {{1}}, ra);
   t.expect(ra.executions == rs.executions && ra.blocked == 0 && rs.blocked > 0,
            "message passing: await has the assume form's complete executions and no blocked one",
-           "await [" + ra.summary() + "] assume [" + rs.summary() + "]");
+           cat("await [", ra.summary(), "] assume [", rs.summary(), "]"));
 
   a = outcomes<two_acceptable<form::await>>(&ra);
   s = outcomes<two_acceptable<form::assume>>(&rs);
   t.expect_outcomes("await may read any accepted store, the older one too", a, {{1}, {2}}, ra);
   t.expect(a == s && ra.executions == rs.executions && ra.blocked == 0,
            "two acceptable stores: the same outcomes and complete executions as assume",
-           "await [" + ra.summary() + "] assume [" + rs.summary() + "]");
+           cat("await [", ra.summary(), "] assume [", rs.summary(), "]"));
 
   ra = check<never_released<form::await>>();
   t.expect_failure("a lock never released: the waiter's await is reported as a hang", ra, "deadlock");
@@ -147,6 +266,22 @@ int main() {
   const auto without = outcomes<branch_on_value>(&rn, no_memo);
   t.expect(ra.ok && rn.ok && with == without, "await: memoisation changes no outcome",
            show(with) + " vs " + show(without));
+
+  ra = check<uninitialised>();
+  t.expect_failure("an await may read an uninitialised value its predicate rejects: reported", ra, "uninitialised read");
+
+  a = outcomes<throwing_predicate>(&ra);
+  t.expect_outcomes("a predicate that throws: the thread reads the value and catches the throw", a, {{1, -1}}, ra);
+
+  ra = check<destroyed_under_await>();
+  t.expect_failure("an await on an atomic destroyed under it: use after free", ra, "use after free");
+
+  ra = check<mutable_predicate>();
+  t.expect_ok("a mutable predicate compiles and runs", ra);
+
+  std::string said;
+  t.expect(aborts_saying<impure_predicate>("predicate must be a pure function", &said),
+           "a predicate that calls into the checker stops the process with a message", said);
 
   return t.done();
 }

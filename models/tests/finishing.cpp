@@ -119,22 +119,22 @@ int main() {
     const result r = run<racing_guards>();
     t.expect(r.ok && r.complete && r.pruned > 0 && r.abandoned == 0 && g_guards.balanced() && g_scenarios.balanced(),
              "memoised cuts: every guard of every started execution is destroyed once",
-             "[" + r.summary() + "] pruned " + std::to_string(r.pruned) + "; guards " + g_guards.show() + "; scenarios " +
-                 g_scenarios.show());
+             cat("[", r.summary(), "] pruned ", std::to_string(r.pruned), "; guards ", g_guards.show(), "; scenarios ",
+                 g_scenarios.show()));
   }
   {
     const result r = run<blocking_destructors>();
     t.expect(r.ok && r.complete && r.pruned > 0 && r.abandoned == 0 && g_guards.balanced() && g_scenarios.balanced(),
              "memoised cuts: a destructor that waits for and joins its own thread runs to its end",
-             "[" + r.summary() + "] pruned " + std::to_string(r.pruned) + "; guards and owners " + g_guards.show() +
-                 "; scenarios " + g_scenarios.show());
+             cat("[", r.summary(), "] pruned ", std::to_string(r.pruned), "; guards and owners ", g_guards.show(),
+                 "; scenarios ", g_scenarios.show()));
   }
   {
     const result r = run<blocked_guards>();
     t.expect(r.ok && r.complete && r.blocked > 0 && r.abandoned == r.blocked &&
                  g_guards.made - g_guards.destroyed == r.blocked && g_scenarios.balanced(),
              "assume(false): only the stranded thread's guard is left, the scenario is destroyed",
-             "[" + r.summary() + "] guards " + g_guards.show() + "; scenarios " + g_scenarios.show());
+             cat("[", r.summary(), "] guards ", g_guards.show(), "; scenarios ", g_scenarios.show()));
   }
   return t.done();
 }

@@ -387,7 +387,7 @@ int main() {
     none.memo_entries = 0;
     auto nomemo = outcomes<wwmerge1_outcome>(&rt, none);
     t.expect(r.ok && rt.ok && rt.complete && nomemo == with_memo && rt.executions > r.executions,
-             "no memo table: the same outcomes, more executions", "[" + r.summary() + "] [" + rt.summary() + "]");
+             "no memo table: the same outcomes, more executions", cat("[", r.summary(), "] [", rt.summary(), "]"));
     // --shard i/n: three shards together reach every outcome; each explores a part
     outcome_set shard_union;
     std::size_t cut = 0;

@@ -410,16 +410,23 @@ struct checker_sync {
     /// does, older ones included. When no thread can run and an await cannot be satisfied, the
     /// execution fails with "deadlock" (the loop would spin for ever), where assume() would
     /// count it as blocked and hide the hang. `pred` must be a pure function of the value: the
-    /// checker calls it to decide whether the thread may run. Outside an execution: one load.
+    /// checker calls it to decide whether the thread may run, and a call into the checker from
+    /// it (an atomic access, an assertion) stops the process with a message. A value `pred`
+    /// throws on is read, and `pred`, evaluated again on it in the thread, throws there, as in
+    /// the loop. Outside an execution: one load.
     template <class Pred>
     T await(Pred pred, order_site s, std::source_location loc = std::source_location::current()) const {
       detail::access a;
       a.site = s;
       a.accept = [](std::uint64_t bits, const void* ctx) {
-        return static_cast<bool>((*static_cast<const Pred*>(ctx))(detail::from_bits<T>(bits)));
+        return static_cast<bool>((*const_cast<Pred*>(static_cast<const Pred*>(ctx)))(detail::from_bits<T>(bits)));
       };
       a.accept_ctx = &pred;
-      return from(a, loc).value_;
+      if (id_ == detail::no_location) return local(a).value_;
+      for (;;) {
+        const T v = from(a, loc).value_;
+        if (pred(v)) return v;  // (false only for a value pred threw on in the checker, or an impure pred)
+      }
     }
     void store(T v, order_site s, std::source_location loc = std::source_location::current()) {
       detail::access a;
