@@ -158,8 +158,11 @@ struct result {
   std::size_t blocked = 0;     ///< executions ended by a failed assume() (not errors)
   std::size_t pruned = 0;      ///< runs cut short: memoised state reached / no consistent choice
   std::size_t other_shards = 0;  ///< runs cut because their prefix belongs to another shard
-  /// States the memo table forgot because it was at its cap (options::memo_entries); while 0,
-  /// every distinct execution graph was completed exactly once (`executions` counts graphs).
+  /// States the memo table forgot because it was at its cap (options::memo_entries); while 0
+  /// and without a preemption bound, every distinct execution graph was completed exactly once
+  /// (`executions` counts graphs). Under a preemption bound the state includes the switches used
+  /// and the thread that ran last, so one graph reached with different budgets left is
+  /// completed once per budget.
   std::size_t forgotten = 0;
   /// Executions whose threads could not all be run to their end after the execution was cut
   /// short: a thread stopped at a failure or a false assume(), or the others then waited for
