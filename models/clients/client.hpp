@@ -79,6 +79,16 @@ T spin_until(const checker_sync::atomic<T>& x, Exit exit, order_site s,
   return v;
 }
 
+/// The retry loop `while (!x.compare_exchange_strong(e = expected, desired, s, f)) {}` with a constant
+/// `expected` (a failed attempt writes nothing), in the form spin_loops() names: assume(the CAS
+/// succeeds), GenMC's form, or atomic<T>::await_exchange.
+template <class T>
+void cas_until(checker_sync::atomic<T>& x, T expected, T desired, order_site s, order_site f,
+               std::source_location loc = std::source_location::current()) {
+  if (spin_loops() == spin_form::await) return x.await_exchange(expected, desired, s, loc);
+  assume(x.compare_exchange_strong(expected, desired, s, f, loc));
+}
+
 /// GenMC's `-unroll=N` for one loop: call enter() at the top of every iteration; the (N+1)-th
 /// call blocks the execution (assume(false)), as GenMC's bounded loop kills its thread there.
 class loop_bound {

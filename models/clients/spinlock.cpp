@@ -23,8 +23,7 @@ struct spinlock : scenario {
 
   void thread(unsigned index) override {
     (void)spin_until(lock, [](int v) { return v == 0; }, PILFER_SITE("spin.await", relaxed));
-    int expected = 0;
-    assume(lock.compare_exchange_strong(expected, 1, PILFER_SITE("spin.cas", acquire), PILFER_SITE("spin.cas_fail", acquire)));
+    cas_until(lock, 0, 1, PILFER_SITE("spin.cas", acquire), PILFER_SITE("spin.cas_fail", acquire));
     shared.write() = static_cast<int>(index);
     PILFER_MODEL_ASSERT(shared.read() == static_cast<int>(index));
     lock.store(0, PILFER_SITE("spin.release", release));

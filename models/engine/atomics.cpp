@@ -104,6 +104,7 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
     th.pend_arg = id;
     th.await_accept = a.accept;
     th.await_ctx = a.accept_ctx;
+    th.await_rmw = a.cas;
   }
   const bool explored = begin_op(src);
   if (a.accept) {
@@ -202,8 +203,10 @@ bool checker::await_satisfiable(std::uint32_t t) const {
   auto lo = visible_bound(t, l);
   if (th.fresh_loc == th.pend_arg || std::find(th.spin_locs.begin(), th.spin_locs.end(), th.pend_arg) != th.spin_locs.end())
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);
-  for (auto p = lo; p < l.mo.size(); ++p)
+  for (auto p = lo; p < l.mo.size(); ++p) {
+    if (th.await_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity, as read_choose
     if (await_accepts(th.await_accept, th.await_ctx, l, l.mo[p])) return true;
+  }
   return false;
 }
 

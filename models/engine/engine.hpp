@@ -99,6 +99,7 @@ struct mthread {
   std::uint32_t pend_arg = 0;
   bool (*await_accept)(std::uint64_t, const void*) = nullptr;  // pending::await: the predicate
   const void* await_ctx = nullptr;                              // (on the awaiting thread's stack)
+  bool await_rmw = false;                                       // an await_exchange: its RMW must follow the store
   bool started = false;
   ucontext_t ctx{};
   void* sp = nullptr;  // saved stack pointer (x86-64 switch)

@@ -1,5 +1,6 @@
 // Engine self-test: atomic<T>::await (pilfer/model/checker.hpp).
-//   MC-14 An await is a load that waits until it may read a value its predicate accepts: the
+//   MC-14 An await is a load that waits until it may read a value its predicate accepts (and
+//         await_exchange a CAS retry loop that waits until its CAS can succeed): the
 //         executions whose awaits are satisfied are exactly the complete executions of the
 //         assume() form, none is blocked (the thread is not scheduled instead), any accepted
 //         store may be read (older ones included), and an await that can never be satisfied
@@ -204,6 +205,25 @@ struct impure_predicate : scenario {
   }
 };
 
+/// A spin lock: take = the CAS retry loop from 0 to 1 (acquire), release = store 0 (release).
+template <form F, bool Release = true>
+struct cas_lock : scenario {
+  S::atomic<int> lock{0};
+  S::cell<int> shared{0};
+  cas_lock() : scenario(2) {}
+  void thread(unsigned i) override {
+    if constexpr (F == form::await) {
+      lock.await_exchange(0, 1, PILFER_SITE("t.take", acquire));
+    } else {
+      int expected = 0;
+      assume(lock.compare_exchange_strong(expected, 1, PILFER_SITE("t.take", acquire), PILFER_SITE("t.fail", acquire)));
+    }
+    shared.write() = static_cast<int>(i);
+    PILFER_MODEL_ASSERT(shared.read() == static_cast<int>(i));
+    if constexpr (Release) lock.store(0, PILFER_SITE("t.release", release));
+  }
+};
+
 /// Runs check<Scn>() in a child process; returns whether it was aborted with `needle` on stderr.
 template <class Scn>
 bool aborts_saying(const std::string& needle, std::string* said) {
@@ -278,6 +298,14 @@ int main() {
 
   ra = check<mutable_predicate>();
   t.expect_ok("a mutable predicate compiles and runs", ra);
+
+  ra = check<cas_lock<form::await>>();
+  rs = check<cas_lock<form::assume>>();
+  t.expect(ra.ok && ra.complete && rs.ok && ra.executions == rs.executions && ra.blocked == 0 && rs.blocked > 0,
+           "await_exchange: a spin lock has the assume form's complete executions and no blocked one",
+           cat("await [", ra.summary(), "] assume [", rs.summary(), "]"));
+  ra = check<cas_lock<form::await, false>>();
+  t.expect_failure("await_exchange on a lock never released: the second taker hangs", ra, "deadlock");
 
   std::string said;
   t.expect(aborts_saying<impure_predicate>("predicate must be a pure function", &said),

@@ -431,6 +431,26 @@ struct checker_sync {
         if (pred(v)) return v;  // (false only for a value pred threw on in the checker, or an impure pred)
       }
     }
+    /// Await for a CAS: the retry loop `while (!x.compare_exchange_weak(e = expected, desired, s,
+    /// ...)) {}` whose failed attempts write nothing (GenMC turns such a loop into
+    /// assume(CAS succeeded)), without its failed attempts: the thread is not scheduled until a
+    /// store it may read equals `expected` and its read-modify-write may follow that store in
+    /// modification order; then the CAS succeeds, with order `s`. A hang is reported as for
+    /// await(). Outside an execution: one CAS.
+    void await_exchange(T expected, T desired, order_site s, std::source_location loc = std::source_location::current()) {
+      constexpr unsigned bits = detail::info_of<T>().bits;
+      const std::uint64_t want = detail::to_bits(expected) & (bits >= 64 ? ~0ull : ((1ull << bits) - 1));
+      detail::access a;
+      a.cas = true;
+      a.is_write = true;
+      a.operand = detail::to_bits(desired);
+      a.expected = detail::to_bits(expected);
+      a.site = s;
+      a.fail_site = s;
+      a.accept = [](std::uint64_t v, const void* ctx) { return v == *static_cast<const std::uint64_t*>(ctx); };
+      a.accept_ctx = &want;
+      (void)from(a, loc);
+    }
     void store(T v, order_site s, std::source_location loc = std::source_location::current()) {
       detail::access a;
       a.is_write = true;
