@@ -2,6 +2,7 @@
 #include "checker.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace pilfer::model::engine {
 
@@ -96,6 +97,18 @@ detail::access_result checker::passthrough(std::uint32_t id, const detail::acces
 }
 
 detail::access_result checker::access(std::uint32_t id, const detail::access& a, const std::source_location& src) {
+  for (;;) {
+    bool again = false;
+    const detail::access_result r = access_once(id, a, src, &again);
+    if (!again) return r;
+    // An await found no accepted store it may read consistently (seq_cst order ruled each out):
+    // the thread waits until the graph changes (await_satisfiable).
+    threads_[cur_].await_stale = events_.size();
+  }
+}
+
+detail::access_result checker::access_once(std::uint32_t id, const detail::access& a, const std::source_location& src,
+                                           bool* again) {
   if (finishing_) return a.accept ? finish_await(id, a) : finish_access(id, a);
   if (!live()) return passthrough(id, a);
   if (a.accept) {  // an await: the scheduler runs this thread only once it may read an accepted value
@@ -127,8 +140,13 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   if (!a.is_write) {  // load
     e.acq = is_acquire(o);
     std::uint64_t v = 0;
-    if (read_choose(e, nullptr, id, false, 0, a.accept ? &a : nullptr, &v, nullptr) == none)
+    if (read_choose(e, nullptr, id, false, 0, a.accept ? &a : nullptr, &v, nullptr) == none) {
+      if (std::exchange(await_unsatisfied_, false)) {
+        *again = true;
+        return r;
+      }
       return a.accept ? finish_await(id, a) : finish_access(id, a);
+    }
     r.value = v;
     return r;
   }
@@ -163,7 +181,13 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
     f.acq = is_acquire(fo);
     f.rel = false;
     f.sc = fo == std::memory_order_seq_cst;
-    if (read_choose(e, &f, id, true, a.expected, &a, &v, &ok) == none) return finish_access(id, a);
+    if (read_choose(e, &f, id, true, a.expected, &a, &v, &ok) == none) {
+      if (std::exchange(await_unsatisfied_, false)) {
+        *again = true;
+        return r;
+      }
+      return a.accept ? finish_await(id, a) : finish_access(id, a);
+    }
     r.value = v;
     r.success = ok;
     if (ok) after_write(cur_);
@@ -200,6 +224,7 @@ bool checker::await_satisfiable(std::uint32_t t) const {
   const mthread& th = threads_[t];
   const location& l = locs_[th.pend_arg];
   if (!l.alive) return true;  // the thread runs, and its access reports the use after free
+  if (th.await_stale == events_.size()) return false;  // found nothing consistent in this very graph
   auto lo = visible_bound(t, l);
   if (th.fresh_loc == th.pend_arg || std::find(th.spin_locs.begin(), th.spin_locs.end(), th.pend_arg) != th.spin_locs.end())
     lo = static_cast<std::uint32_t>(l.mo.size() - 1);

@@ -119,6 +119,8 @@ class checker {
                              detail::value_info info, const std::source_location& src);
   void end_location(std::uint32_t id) noexcept;
   detail::access_result access(std::uint32_t id, const detail::access& a, const std::source_location& src);
+  detail::access_result access_once(std::uint32_t id, const detail::access& a, const std::source_location& src,
+                                    bool* again);
   detail::access_result passthrough(std::uint32_t id, const detail::access& a);
   void wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src);
   void notify(std::uint32_t id, bool all, const std::source_location& src);
@@ -241,6 +243,9 @@ class checker {
   bool running_ = false, over_ = false;
   bool finishing_ = false;
   mutable bool in_predicate_ = false;  // see in_predicate()
+  bool await_unsatisfied_ = false;     // read_choose: an await had accepted stores, none consistent (see access)
+  /// The recorded outcome of such a read (so that replaying a prefix meets it again, not the next decision).
+  static constexpr std::uint32_t await_unsatisfied_aux = 0xFFFFFFFEu;
   std::size_t finish_progress_ = 0;  // finishing: writes, locks, unlocks, thread starts and ends
   std::uint32_t cur_ = 0;
   std::vector<mthread> threads_;

@@ -100,6 +100,7 @@ struct mthread {
   bool (*await_accept)(std::uint64_t, const void*) = nullptr;  // pending::await: the predicate
   const void* await_ctx = nullptr;                              // (on the awaiting thread's stack)
   bool await_rmw = false;                                       // an await_exchange: its RMW must follow the store
+  std::size_t await_stale = ~std::size_t{0};  // events_.size() when its await last found no consistent accepted store
   bool started = false;
   ucontext_t ctx{};
   void* sp = nullptr;  // saved stack pointer (x86-64 switch)

@@ -68,6 +68,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   event e;
   std::uint32_t fast = 0;
   if (fast_replay(&fast)) {
+    if (fast == await_unsatisfied_aux) {
+      await_unsatisfied_ = true;
+      return none;
+    }
     e = build(cand{fast, rmw_from(events_[fast].mo_pos)});
   } else {
     // (scratch vectors reused across calls: no allocation per read once they have grown)
@@ -98,6 +102,14 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       good.push_back(i);
       aux.push_back(c.w);
       if (unbranched_ || th.observing) break;  // only the first (newest) consistent source is taken
+    }
+    if (good.empty() && a && a->accept) {
+      // An await whose accepted stores are all ruled out by psc now: not a dead end. The thread
+      // waits for the graph to change (access); the outcome is recorded for replay.
+      const std::vector<std::uint32_t> unsatisfied{await_unsatisfied_aux};
+      (void)choose_recorded(unsatisfied);
+      await_unsatisfied_ = true;
+      return none;
     }
     if (good.empty()) {
       pruned_ = true;

@@ -224,6 +224,26 @@ struct cas_lock : scenario {
   }
 };
 
+/// Store buffering, seq_cst: each thread stores 1 to its own location, then awaits the other's
+/// being 0. Both awaits reading 0 is an SC cycle, so one of them waits for ever (the second
+/// outside tester: it passed as "ok" with its executions silently cut). With OneWaits, thread 0
+/// reads instead of awaiting: the schedules where thread 1's await is ruled out hang, the others
+/// complete.
+template <bool OneWaits>
+struct sc_ruled_out : scenario {
+  S::atomic<int> x{0}, y{0};
+  sc_ruled_out() : scenario(2) {}
+  void thread(unsigned i) override {
+    S::atomic<int>& mine = i == 0 ? x : y;
+    S::atomic<int>& other = i == 0 ? y : x;
+    mine.store(1, PILFER_SITE("t.st", seq_cst));
+    if (OneWaits && i == 0)
+      (void)other.load(PILFER_SITE("t.ld", seq_cst));
+    else
+      other.await_exchange(0, 2, PILFER_SITE("t.take", seq_cst));
+  }
+};
+
 /// Runs check<Scn>() in a child process; returns whether it was aborted with `needle` on stderr.
 template <class Scn>
 bool aborts_saying(const std::string& needle, std::string* said) {
@@ -306,6 +326,11 @@ int main() {
            cat("await [", ra.summary(), "] assume [", rs.summary(), "]"));
   ra = check<cas_lock<form::await, false>>();
   t.expect_failure("await_exchange on a lock never released: the second taker hangs", ra, "deadlock");
+
+  ra = check<sc_ruled_out<false>>();
+  t.expect_failure("awaits ruled out by seq_cst order alone: a hang, reported", ra, "deadlock");
+  ra = check<sc_ruled_out<true>>();
+  t.expect_failure("an await ruled out by seq_cst order in some schedules: those hang, reported", ra, "deadlock");
 
   std::string said;
   t.expect(aborts_saying<impure_predicate>("predicate must be a pure function", &said),
