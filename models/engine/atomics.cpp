@@ -199,8 +199,6 @@ detail::access_result checker::access_once(std::uint32_t id, const detail::acces
   return r;
 }
 
-/// Whether thread t, pending at an await, may read a store its predicate accepts (the candidates
-/// read_choose would consider, before the psc check).
 bool checker::call_predicate(bool (*accept)(std::uint64_t, const void*), const void* ctx, std::uint64_t v) const noexcept {
   in_predicate_ = true;
   bool yes = true;
@@ -220,6 +218,9 @@ bool checker::await_accepts(bool (*accept)(std::uint64_t, const void*), const vo
   return call_predicate(accept, ctx, e.wval & mask);
 }
 
+/// Whether thread t, pending at an await, may read a store its predicate accepts (the candidates
+/// read_choose would consider, before the psc check; an await that found every one of them ruled
+/// out by psc waits until the graph changes).
 bool checker::await_satisfiable(std::uint32_t t) const {
   const mthread& th = threads_[t];
   const location& l = locs_[th.pend_arg];
