@@ -65,7 +65,7 @@ run_rows() {
       [ "$rc" -gt 128 ] && [ "$rc" -ne 124 ] && what="killed by signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo '?'))"
       # A wrong result the row reported itself (bench/row_check.hpp) comes first: the crash may follow from it.
       local verdict
-      verdict=$(grep -m1 '^bench-verdict: ' "$raw/$prefix-r$r-$i.err" | sed 's/^bench-verdict: //')
+      verdict=$(grep -m1 '^bench-verdict: ' "$raw/$prefix-r$r-$i.err" | sed 's/^bench-verdict: //' || true)
       [ -n "$verdict" ] && what="wrong result: $verdict; then $what"
       printf '%s\tround %s\t%s\n' "$name" "$r" "$what" >> "$raw/failures.tsv"
       echo "bench: $name (round $r): $what" >&2
@@ -73,7 +73,7 @@ run_rows() {
       # The row finished but reported a wrong result: its timings are not kept (report.py drops errored
       # runs), the verdict is.
       printf '%s\tround %s\twrong result: %s\n' "$name" "$r" \
-        "$(grep -m1 '^bench-verdict: ' "$raw/$prefix-r$r-$i.err" | sed 's/^bench-verdict: //')" >> "$raw/failures.tsv"
+        "$(grep -m1 '^bench-verdict: ' "$raw/$prefix-r$r-$i.err" | sed 's/^bench-verdict: //' || true)" >> "$raw/failures.tsv"
       echo "bench: $name (round $r): wrong result" >&2
     else
       rm -f "$raw/$prefix-r$r-$i.err"
