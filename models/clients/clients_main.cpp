@@ -72,7 +72,6 @@ int main(int argc, char** argv) {
   pilfer::model::options overrides;
   bool model_given = false;
   std::size_t budget = 0;
-  bool awaits = false;
   for (int k = 1; k < argc; ++k) {
     const std::string_view a = argv[k];
     if (a == "--list") {
@@ -88,7 +87,6 @@ int main(int argc, char** argv) {
       overrides.model = *m;
       model_given = true;
     } else if (a == "--awaits") {
-      awaits = true;
       pilfer::model::clients::spin_loops() = pilfer::model::clients::spin_form::await;
     } else if (a.starts_with("--executions=")) {
       if (!parse_count(a.substr(13), &budget) || budget == 0) bad_input("bad --executions value '" + std::string(a) + "'");
@@ -99,6 +97,7 @@ int main(int argc, char** argv) {
     }
   }
   if (names.empty()) bad_input("name a client, --all or --list");
+  const bool awaits = pilfer::model::clients::spin_loops() == pilfer::model::clients::spin_form::await;
   const auto table = table_path.empty() ? std::map<std::string, expectation>{} : read_table(table_path);
 
   int status = 0;

@@ -73,9 +73,8 @@ int main() {
     const std::size_t calls = g_after_calls, wanted = g_counts[outcome{3, 6, 4}];
     t.expect(r.ok && r.complete && r.forgotten == 0 && r.executions == 1680 && calls == r.executions && wanted == 30,
              name + ": below the cap every graph is completed once (1680 = rc11_oracle's count)",
-             std::string("[").append(r.summary()).append("] forgotten=").append(std::to_string(r.forgotten))
-                 .append(" after() ran ").append(std::to_string(calls)).append(" times; r6=3 r7=6 x=4: ")
-                 .append(std::to_string(wanted)).append(" (want 30)"));
+             cat("[", r.summary(), "] forgotten=", std::to_string(r.forgotten), " after() ran ", std::to_string(calls),
+                 " times; r6=3 r7=6 x=4: ", std::to_string(wanted), " (want 30)"));
     options tiny = o;
     tiny.memo_entries = 16384;
     g_after_calls = 0;
@@ -83,9 +82,8 @@ int main() {
     const outcome_set cached = outcomes<count_4170>(&rt, tiny);
     t.expect(rt.ok && rt.complete && rt.forgotten > 0 && cached == exact && rt.executions >= r.executions,
              name + ": a 16384-entry table (at its cap) forgets states, reaches the same outcomes",
-             std::string("[").append(rt.summary()).append("] forgotten=").append(std::to_string(rt.forgotten))
-                 .append(", ").append(std::to_string(cached.size())).append(" vs ").append(std::to_string(exact.size()))
-                 .append(" outcomes"));
+             cat("[", rt.summary(), "] forgotten=", std::to_string(rt.forgotten), ", ", std::to_string(cached.size()),
+                 " vs ", std::to_string(exact.size()), " outcomes"));
   }
   return t.done();
 }

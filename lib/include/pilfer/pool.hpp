@@ -934,15 +934,9 @@ class basic_pool {
       blocked_.write() += 1;
       publish_spare_counts();
       if (spares_active_.read() < blocked_.read()) {
-        // (an eager activation that fails with capacity left failed to start its thread)
-        const bool capacity_left = can_activate_locked(1);
-        if (eager ? !activate_spare_locked() : !can_activate_locked(blocked_.read() - spares_active_.read())) {
+        if (eager ? !activate_spare_locked(&refused) : !can_activate_locked(blocked_.read() - spares_active_.read())) {
           stand_in = false;
-          refused = eager && capacity_left;
-          if (!limit_reported_.read()) {
-            limit_reported_.write() = true;
-            report = true;
-          }
+          report = first_limit_report_locked();
         } else if (!eager) {
           owed = true;
         }
@@ -954,8 +948,19 @@ class basic_pool {
       Sync::fence(PILFER_SITE("pool.W4", seq_cst));
       if (has_work(w)) activate_owed_spare();
     }
-    if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_, refused)));
+    if (report) report_spare_limit(refused);
     return stand_in;
+  }
+
+  /// Under spare_mu_: whether the caller is the one to report that a wait got no spare (once per pool).
+  bool first_limit_report_locked() {
+    if (limit_reported_.read()) return false;
+    limit_reported_.write() = true;
+    return true;
+  }
+  /// The once-per-pool notice that waits block without a spare: all in use, or a thread refused.
+  void report_spare_limit(bool thread_refused) {
+    sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_, thread_refused)));
   }
 
   /// Under spare_mu_: whether `n` more spares can be activated (retired ones, or new threads below
@@ -976,12 +981,9 @@ class basic_pool {
         if (spares_active_.read() >= blocked_.read()) return false;
         bool refused = false;
         if (activate_spare_locked(&refused)) return true;
-        if (refused && !limit_reported_.read()) {
-          limit_reported_.write() = true;
-          report = true;
-        }
+        report = refused && first_limit_report_locked();
       }
-      if (report) sink_.report(std::make_exception_ptr(spare_limit_reached(opts_.name, capacity_ - n_, true)));
+      if (report) report_spare_limit(true);
     } catch (...) {
       // (no memory for the spare or for the notice: parallelism drops, as past the bound)
     }

@@ -440,13 +440,7 @@ struct checker_sync {
     void await_exchange(T expected, T desired, order_site s, std::source_location loc = std::source_location::current()) {
       constexpr unsigned bits = detail::info_of<T>().bits;
       const std::uint64_t want = detail::to_bits(expected) & (bits >= 64 ? ~0ull : ((1ull << bits) - 1));
-      detail::access a;
-      a.cas = true;
-      a.is_write = true;
-      a.operand = detail::to_bits(desired);
-      a.expected = detail::to_bits(expected);
-      a.site = s;
-      a.fail_site = s;
+      detail::access a = cas_access(expected, desired, s, s, false);
       a.accept = [](std::uint64_t v, const void* ctx) { return v == *static_cast<const std::uint64_t*>(ctx); };
       a.accept_ctx = &want;
       (void)from(a, loc);
@@ -520,8 +514,7 @@ struct checker_sync {
       a.site = s;
       return from(a, loc).value_;
     }
-    bool cas(T& expected, T desired, order_site s, order_site f, bool weak,
-             const std::source_location& loc) {
+    static detail::access cas_access(T expected, T desired, order_site s, order_site f, bool weak) {
       detail::access a;
       a.cas = true;
       a.weak = weak;
@@ -530,7 +523,11 @@ struct checker_sync {
       a.expected = detail::to_bits(expected);
       a.site = s;
       a.fail_site = f;
-      const out r = from(a, loc);
+      return a;
+    }
+    bool cas(T& expected, T desired, order_site s, order_site f, bool weak,
+             const std::source_location& loc) {
+      const out r = from(cas_access(expected, desired, s, f, weak), loc);
       if (!r.ok_) expected = r.value_;
       return r.ok_;
     }
