@@ -116,6 +116,9 @@ client qu_client();
 client spinlock_client();
 client ticketlock_client();
 client fib_bench_client();
+client ainc_client();
+client conf_loop_small_client();
+client conf_loop_client();
 
 /// Every client, in the order the table in models/README.md lists them.
 std::vector<client> all_clients();

@@ -1,7 +1,7 @@
 // models/clients/clients_main.cpp — runs the ported GenMC clients and checks their execution counts.
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
-//                        [--executions=N] [--awaits]
+//                        [--executions=N] [--awaits] [--no-symmetry]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
       if (!m) bad_input("unknown model '" + std::string(a.substr(8)) + "' (c++20 or rc11)");
       overrides.model = *m;
       model_given = true;
+    } else if (a == "--no-symmetry") {
+      overrides.symmetry = false;
     } else if (a == "--awaits") {
       pilfer::model::clients::spin_loops() = pilfer::model::clients::spin_form::await;
     } else if (a.starts_with("--executions=")) {
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
     if (c == nullptr) bad_input("unknown client '" + name + "' (--list)");
     pilfer::model::options o = c->opts;
     if (model_given) o.model = overrides.model;
+    if (!overrides.symmetry) o.symmetry = false;
     if (budget != 0) o.max_executions = budget;
     const pilfer::model::result r = pilfer::model::check(c->make, o);
 

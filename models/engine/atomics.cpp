@@ -20,6 +20,7 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   l.info = info;
   l.creator = cur_;
   l.key = combine(th.key, ++th.locs);
+  label_location(l, th);  // (symmetry.cpp)
   l.file = src.file_name();
   l.line = src.line();
   const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);

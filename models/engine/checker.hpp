@@ -13,6 +13,7 @@
 // The checker's members are defined in rooms, one concept a file:
 //   exploration.cpp     run(): decisions, the DFS / random loop, one execution from start to end
 //   memo.cpp            canonical state hash and the memo table (pruning)
+//   symmetry.cpp        symmetry reduction: the state hash under every permutation of a group
 //   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
 //   finishing.cpp       running a cut-short execution's threads to their end
 //   graph.cpp           events: adding / removing them, views (hb), release bookkeeping, hashes
@@ -153,8 +154,13 @@ class checker {
     // The call is not an event, yet it changes what follows: it goes into the calling thread's
     // sequence hash, so a state where the thread has made it differs from one where it has not.
     mthread& th = threads_[cur_];
-    th.ha = combine(th.ha, on ? 0x5eed'0000'0002ull : 0x5eed'0000'0003ull);
-    th.hb = combine_b(th.hb, on ? 0x5eed'0000'0002ull : 0x5eed'0000'0003ull);
+    const std::uint64_t mark = on ? 0x5eed'0000'0002ull : 0x5eed'0000'0003ull;
+    th.ha = combine(th.ha, mark);
+    th.hb = combine_b(th.hb, mark);
+    for (std::size_t q = 0; q < th.alt_ha.size(); ++q) {
+      th.alt_ha[q] = combine(th.alt_ha[q], mark);
+      th.alt_hb[q] = combine_b(th.alt_hb[q], mark);
+    }
   }
   /// pilfer::model::observe(): the running thread's reads take the newest consistent store.
   void observe(bool begin) noexcept { threads_[cur_].observing += begin ? 1 : -1; }
@@ -204,6 +210,26 @@ class checker {
   bool fast_replay(std::uint32_t* aux);
   hash128 state_hash() const;
   void finish_thread();
+
+  // symmetry reduction (symmetry.cpp): besides its own labels (keys), every thread and location
+  // carries its labels under each other permutation of the scenario's symmetric groups, and the
+  // state hash is the least over all labelings
+  void start_symmetry(const scenario& s);  // main thread: the scenario was just made
+  /// Labelings the state is hashed under: 1 (the threads' own keys) + one per other permutation.
+  std::size_t labelings() const noexcept { return alt_active_ ? 1 + alt_perms_.size() : 1; }
+  std::uint64_t thread_key(std::uint32_t t, std::size_t labeling) const noexcept {
+    return labeling == 0 ? threads_[t].key : threads_[t].alt_key[labeling - 1];
+  }
+  std::uint64_t loc_key(std::uint32_t l, std::size_t labeling) const noexcept {
+    return labeling == 0 ? locs_[l].key : locs_[l].alt_key[labeling - 1];
+  }
+  /// What an event adds to its thread's sequence hash under a labeling: kind, location, rf
+  /// source, other thread (for a symmetric group's spawn or join, the group, not the thread).
+  std::uint64_t event_descriptor(const event& e, std::size_t labeling) const noexcept;
+  void label_spawned(mthread& child, const mthread& parent) const;  // spawn(): sym_key, alt keys
+  void label_location(location& l, const mthread& creator);         // new_location(): alt keys, alt sums
+  void rehash_mo(location& l, std::uint32_t gid);                   // commit(): mo chains, loc sums
+  hash128 symmetric_state_hash() const;                             // state_hash(): the least over labelings
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
@@ -257,6 +283,14 @@ class checker {
   // Σ combine(key, mo hash) over the atomic and mutex locations: the locations' part of the state
   // hash, updated where a location is made or its mo changes (state_hash() is O(threads)).
   std::uint64_t loc_hash_sum_a_ = 0, loc_hash_sum_b_ = 0;
+  // symmetry reduction (symmetry.cpp)
+  std::vector<scenario::symmetry_group> sym_groups_;  // as the first execution's scenario declared them
+  bool sym_declared_ = false;                          // sym_groups_ was read
+  std::vector<std::vector<unsigned>> alt_perms_;       // the other permutations: scenario index -> index
+  bool alt_active_ = false;                            // this execution's labels include them
+  std::vector<std::uint64_t> alt_loc_sum_a_, alt_loc_sum_b_;  // loc_hash_sum_* per other labeling
+  std::uint32_t spawning_body_ = none;                 // main_body(): the scenario body being spawned
+  mutable std::vector<std::uint64_t> sums_;            // symmetric_state_hash(): a, b per labeling
   std::vector<std::uint32_t> sc_nodes_;                     // gids of psc nodes
   // read_choose's candidates (a write to read from; whether the read becomes an RMW), reused
   struct read_candidate {

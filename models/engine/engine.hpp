@@ -85,6 +85,8 @@ struct location {
   std::vector<std::uint32_t> acc;  // every access gid
   std::uint64_t last_value = 0;    // value of the mo-last write (teardown after an abort)
   std::uint64_t mo_ha = 0, mo_hb = 0;
+  // symmetry reduction (symmetry.cpp): key and mo hash under each other labeling of the threads
+  std::vector<std::uint64_t> alt_key, alt_mo_ha, alt_mo_hb;
   std::uint32_t owner = 0xFFFFFFFFu;  // mutex: the thread holding it (none = free)
 };
 
@@ -112,6 +114,12 @@ struct mthread {
   view cur, fence_rel, acq_pending;
   std::vector<std::pair<std::uint32_t, view>> loc_rel;  // same-location release bases
   std::uint64_t ha = 0, hb = 0;                         // running hash of the event sequence
+  // symmetry reduction (symmetry.cpp): `key`, `ha`, `hb` under each other labeling of the
+  // threads; `sym_key`, what names the thread where its role, not its identity, matters (the
+  // key of its group's first thread for a thread of a symmetric group; seeds `rng`).
+  std::vector<std::uint64_t> alt_key, alt_ha, alt_hb;
+  std::uint64_t sym_key = 0;
+  std::uint32_t group_member = none;  // a thread of a symmetric group: its scenario index
   /// The thread's term of the state hash (memo.cpp) and the inputs it was computed from.
   struct hash_term {
     std::uint64_t key = 0, ha = 0, hb = 0, extra = 0, ry = 0;
@@ -119,6 +127,10 @@ struct mthread {
     bool valid = false;
   };
   mutable hash_term term;
+  /// Symmetry reduction: the thread's terms under every labeling (a, b interleaved) and the inputs
+  /// they were computed from (symmetry.cpp).
+  mutable hash_term sym_inputs;
+  mutable std::vector<std::uint64_t> sym_terms;
   std::map<const void*, void*> slots;
   std::uint64_t rng = 0;
   // after a spin hint / yield: the locations of the spinning reads (those the thread read

@@ -199,6 +199,10 @@ void checker::reset_execution() {
   events_.reserve(512);
   locs_.clear();
   loc_hash_sum_a_ = loc_hash_sum_b_ = 0;
+  alt_active_ = false;
+  alt_loc_sum_a_.clear();
+  alt_loc_sum_b_.clear();
+  spawning_body_ = none;
   sc_nodes_.clear();
   psc_.clear();
   sc_fences_ = 0;
@@ -229,6 +233,7 @@ checker::outcome checker::run_execution() {
   running_ = true;
   threads_.emplace_back();
   threads_[0].key = mix64(0x1234567ull);
+  threads_[0].sym_key = threads_[0].key;
   threads_[0].rng = threads_[0].key;
   while (true) {
     if (over_) break;

@@ -51,12 +51,17 @@ void checker::finish_thread() {
 /// (or before after()) skips them: only the scenario's destruction is left to run.
 void checker::main_body() {
   scenario_ = make_();
+  if (live()) start_symmetry(*scenario_);
   scenario_->before();
   scenario* s = scenario_.get();
   main_threads_.clear();
   main_threads_.reserve(max_threads);  // a member: this frame may be stranded
   if (live())
-    for (unsigned i = 0; i < s->threads(); ++i) main_threads_.emplace_back([s, i] { s->thread(i); });
+    for (unsigned i = 0; i < s->threads(); ++i) {
+      spawning_body_ = i;  // (a symmetric group's member is labeled by its body: symmetry.cpp)
+      main_threads_.emplace_back([s, i] { s->thread(i); });
+      spawning_body_ = none;
+    }
   for (auto& t : main_threads_) t.join();
   if (live()) scenario_->after();
   scenario_.reset();

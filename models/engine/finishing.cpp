@@ -35,7 +35,8 @@ bool checker::finish_execution() {
     // the main thread was stranded before destroying the scenario: one more fiber does it
     const auto t = static_cast<std::uint32_t>(threads_.size());
     threads_.emplace_back();
-    threads_[t].key = combine(threads_[0].key, ~std::uint64_t{0});
+    threads_[t].key = threads_[t].sym_key = combine(threads_[0].key, ~std::uint64_t{0});
+    threads_[t].alt_key.assign(alt_active_ ? alt_perms_.size() : 0, threads_[t].key);
     auto destroy = [this] { scenario_.reset(); };
     threads_[t].body = std::make_unique<detail::task_of<decltype(destroy)>>(std::move(destroy));
     finish_threads();

@@ -98,38 +98,18 @@ void checker::commit(std::uint32_t gid) {
     if (!found) th.loc_rel.emplace_back(e.loc, base);
   }
   // sequence hash: kind, location key, rf source (thread key, index), other thread
-  std::uint64_t d = static_cast<std::uint64_t>(e.kind) | (static_cast<std::uint64_t>(e.sc) << 8);
-  if (e.loc != none) d = combine(d, locs_[e.loc].key);
-  if (e.rf != none) {
-    const event& w = events_[e.rf];
-    d = combine(d, combine(threads_[w.thread].key, w.index));
-  }
-  if (e.other != none) d = combine(d, threads_[e.other].key);
+  const std::uint64_t d = event_descriptor(e, 0);
   th.ha = combine(th.ha, d);
   th.hb = combine_b(th.hb, d);
+  for (std::size_t q = 0; q < th.alt_ha.size(); ++q) {
+    const std::uint64_t dq = event_descriptor(e, q + 1);
+    th.alt_ha[q] = combine(th.alt_ha[q], dq);
+    th.alt_hb[q] = combine_b(th.alt_hb[q], dq);
+  }
   if (e.wr && e.loc != none) {
     location& l = locs_[e.loc];
     l.last_value = events_[l.mo.back()].wval;
-    // The mo hash chains the writes in mo order. mo_ha/mo_hb always hash the committed list (a
-    // tentative write removed again never reached here), so a write appended at the end of mo
-    // extends the chain; one inserted before others rehashes the list.
-    std::uint64_t a = 0, b = 0;
-    if (l.mo.back() == gid) {
-      const std::uint64_t k = combine(th.key, e.index);
-      a = combine(l.mo_ha, k);
-      b = combine_b(l.mo_hb, k);
-    } else {
-      for (auto w : l.mo) {
-        const event& x = events_[w];
-        const std::uint64_t k = combine(threads_[x.thread].key, x.index);
-        a = combine(a, k);
-        b = combine_b(b, k);
-      }
-    }
-    loc_hash_sum_a_ += combine(l.key, a) - combine(l.key, l.mo_ha);
-    loc_hash_sum_b_ += combine_b(l.key, b) - combine_b(l.key, l.mo_hb);
-    l.mo_ha = a;
-    l.mo_hb = b;
+    rehash_mo(l, gid);
   }
   if (e.sc) {
     if (psc_.size() < sc_nodes_.size()) psc_.resize(sc_nodes_.size());

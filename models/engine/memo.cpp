@@ -68,6 +68,7 @@ bool checker::memo_seen(hash128 h) {
 }
 
 hash128 checker::state_hash() const {
+  if (alt_active_) return symmetric_state_hash();  // the least over the labelings (symmetry.cpp)
   std::uint64_t a = 0, b = 0;
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];

@@ -17,7 +17,8 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   mthread& parent = threads_[cur_];
   mthread th;
   th.key = combine(parent.key, ++parent.children);
-  th.rng = mix64(th.key);
+  label_spawned(th, parent);  // sym_key, and the keys under the other labelings (symmetry.cpp)
+  th.rng = mix64(th.sym_key);
   th.parent = cur_;
   th.body = std::move(body);
   if (finishing_) {

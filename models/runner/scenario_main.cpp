@@ -38,6 +38,7 @@ bool valid_name(std::string_view name) noexcept {
 struct command {
   std::vector<std::string> names;
   bool all = false, list = false, random = false, exhaustive = false;
+  bool no_symmetry = false;  // --no-symmetry: explore every permutation of symmetric threads
   std::optional<unsigned> preemption_bound;  // --preemption-bound=N; N = "none" lifts a scenario's bound
   std::optional<std::uint64_t> seed;
   std::string replay;
@@ -107,6 +108,8 @@ std::optional<command> parse(int argc, char** argv) {
       c.random = true;
     } else if (a == "--exhaustive") {
       c.exhaustive = true;
+    } else if (a == "--no-symmetry") {
+      c.no_symmetry = true;
     } else if (a.starts_with("--preemption-bound=")) {
       const std::string_view v = value("--preemption-bound=");
       if (v == "none") {
@@ -188,6 +191,7 @@ bool run(const scenario_entry& e, const command& c) {
   options o = e.opts;
   if (c.random) o.how = mode::random;
   if (c.exhaustive) o.how = mode::exhaustive;
+  if (c.no_symmetry) o.symmetry = false;
   if (c.preemption_bound) {
     if (*c.preemption_bound == std::numeric_limits<unsigned>::max()) o.preemption_bound.reset();
     else o.preemption_bound = *c.preemption_bound;
@@ -267,7 +271,7 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   }
   if (chosen.empty()) {
     std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
-                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--executions=N] [--progress[=SECONDS]]\n",
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--no-symmetry] [--executions=N] [--progress[=SECONDS]]\n",
                  argc > 0 ? argv[0] : "scenarios");
     for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;

@@ -36,7 +36,7 @@ struct owner_vs_thief : scenario {
 struct owner_vs_two : scenario {
   deque_t d{2};
   taken t[3];
-  owner_vs_two() : scenario(3) {}
+  owner_vs_two() : scenario(3) { symmetric(1, 2); }  // the two thieves are interchangeable
   void thread(unsigned i) override {
     if (i == 0) {
       for (int x = 1; x <= 3; ++x) d.push(x);

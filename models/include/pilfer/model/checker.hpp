@@ -127,6 +127,9 @@ struct options {
   /// its part; an execution that never reaches shard_depth events belongs to shard 0). A graph
   /// reachable through several such states may be explored by more than one shard.
   unsigned shard_index = 0, shard_count = 1, shard_depth = 24;
+  /// Exhaustive mode: use the scenario's symmetric() groups (symmetry reduction). false: every
+  /// permutation of their threads is explored, as if none were declared.
+  bool symmetry = true;
   bool verbose = false;                      ///< print each execution's trace (debugging only)
   bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
   /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
@@ -208,8 +211,37 @@ class scenario {
   virtual void after() {}                   ///< after all threads are joined (hb-after them)
   unsigned threads() const noexcept { return threads_; }
 
+  /// A group of interchangeable bodies (see symmetric()): their indices, as declared.
+  struct symmetry_group {
+    std::vector<unsigned> bodies;
+  };
+  const std::vector<symmetry_group>& symmetric_groups() const noexcept { return symmetric_; }
+
+ protected:
+  /// Symmetry reduction (exhaustive mode): declares bodies first..first+count-1 interchangeable
+  /// (or the bodies listed: symmetric({0, 5})), so that a state and the same state with those
+  /// threads' roles swapped are explored once.
+  /// Executions that differ only by which of them did what are then counted once: the result's
+  /// `executions` and `states` drop, the failures found do not. The declaration is a promise:
+  ///  - `thread(i)` runs the same code on the same inputs for every i of the group (what a
+  ///    body writes to memory the checker does not see, a result slot indexed by i, is fine);
+  ///  - `after()` and everything else that reads what the threads did treats them alike (it
+  ///    checks the set of their results, not that thread 1's is the first one);
+  ///  - the bodies use checker_sync::thread_id() only to tell threads apart (==, !=), never
+  ///    as a number. checker_sync::random() gives every thread of a group the same sequence.
+  /// Call it from the constructor, the same way in every execution. Groups must not overlap
+  /// and must lie within 0..threads()-1, else the check fails with "model error".
+  /// options::symmetry = false explores every permutation anyway.
+  void symmetric(unsigned first, unsigned count) {
+    symmetry_group g;
+    for (unsigned i = 0; i < count; ++i) g.bodies.push_back(first + i);
+    symmetric_.push_back(std::move(g));
+  }
+  void symmetric(std::vector<unsigned> bodies) { symmetric_.push_back({std::move(bodies)}); }
+
  private:
   unsigned threads_;
+  std::vector<symmetry_group> symmetric_;
 };
 
 /// Explore `make`'s scenario. Never throws for a failing scenario: the failure is the result.
