@@ -42,7 +42,7 @@ build_and_test() {  # preset [extra configure args...] -- [extra ctest args...]
 }
 
 asan_stage() {
-  build_and_test asan -DPILFER_STRESS_SECONDS=1 -DPILFER_CONFORMANCE_MUTANTS=OFF -- \
+  build_and_test asan -DPILFER_STRESS_SECONDS=1 -DPILFER_CONFORMANCE_MUTANTS=OFF -DPILFER_MODEL_MUTANTS=OFF -- \
     -E '^(model\.(pool_)?sensitivity(\.shard[0-9]+)?|model\.scenario\.pool\..*|litmus\.fuzz.*)$'
   echo "==> [asan] pool model scenarios, at most $ASAN_MODEL_EXECUTIONS executions each" >&2
   PILFER_MODEL_EXECUTIONS="$ASAN_MODEL_EXECUTIONS" \

@@ -144,6 +144,12 @@ void checker::label_spawned(mthread& child, const mthread& parent) const {
   if (member) {
     child.group_member = body;
     child.sym_key = combine(parent.sym_key, birth - (body - first));  // the key of the group's least body
+#if defined(PILFER_MODEL_MUTANT_SYMMETRY_BY_GROUP)
+    // Mutant (models/CMakeLists.txt, model.symmetry.mutant): a thread hashed by its group instead of
+    // under each permutation, so that "read its own store" and "read its twin's" become one state.
+    child.key = child.sym_key;
+    for (auto& k : child.alt_key) k = child.key;
+#endif
   }
 }
 
