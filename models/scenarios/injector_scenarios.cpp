@@ -49,7 +49,7 @@ struct mpmc : scenario {
 struct two_consumers : scenario {
   injector_t q;
   taken t[4];
-  two_consumers() : scenario(3) {}
+  two_consumers() : scenario(3) { symmetric(1, 2); }  // the consumers are interchangeable
   void before() override { q.push(1); }
   void thread(unsigned i) override {
     if (i == 0) {
@@ -83,7 +83,7 @@ struct two_consumers : scenario {
 struct consumer_transition : scenario {
   injector_t q;
   taken t[4];
-  consumer_transition() : scenario(2) {}
+  consumer_transition() : scenario(2) { symmetric(0, 2); }  // the consumers are interchangeable
   void before() override {
     for (int x = 1; x <= 3; ++x) q.push(x);
     const auto r = q.steal();
@@ -115,7 +115,7 @@ struct consumer_transition : scenario {
 struct producer_transition : scenario {
   injector_t q;
   taken t[5];
-  producer_transition() : scenario(3) {}
+  producer_transition() : scenario(3) { symmetric(1, 2); }  // the consumers are interchangeable
   void before() override {
     q.push(1);
     const auto r = q.steal();
