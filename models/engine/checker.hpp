@@ -214,7 +214,8 @@ class checker {
   // symmetry reduction (symmetry.cpp): besides its own labels (keys), every thread and location
   // carries its labels under each other permutation of the scenario's symmetric groups, and the
   // state hash is the least over all labelings
-  void start_symmetry(const scenario& s);  // main thread: the scenario was just made
+  void start_symmetry(const scenario& s);       // main thread: the scenario was just made
+  void check_symmetry_kept(const scenario& s);  // main thread, after after(): no late symmetric()
   /// Labelings the state is hashed under: 1 (the threads' own keys) + one per other permutation.
   std::size_t labelings() const noexcept { return alt_active_ ? 1 + alt_perms_.size() : 1; }
   std::uint64_t thread_key(std::uint32_t t, std::size_t labeling) const noexcept {

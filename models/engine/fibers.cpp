@@ -64,6 +64,7 @@ void checker::main_body() {
     }
   for (auto& t : main_threads_) t.join();
   if (live()) scenario_->after();
+  if (live()) check_symmetry_kept(*scenario_);
   scenario_.reset();
 }
 

@@ -41,8 +41,8 @@ std::string symmetry_error(const std::vector<scenario::symmetry_group>& groups, 
   std::size_t perms = 1;
   for (const auto& grp : groups) {
     std::string decl = "symmetric({";
-    for (std::size_t k = 0; k < grp.bodies.size(); ++k) decl += (k ? ", " : "") + std::to_string(grp.bodies[k]);
-    decl += "})";
+    for (std::size_t k = 0; k < grp.bodies.size() && k < 8; ++k) decl += (k ? ", " : "") + std::to_string(grp.bodies[k]);
+    decl += grp.bodies.size() > 8 ? ", ...})" : "})";
     if (grp.bodies.empty()) return decl + ": the group names no body";
     for (unsigned i : grp.bodies) {
       if (i >= threads)
@@ -82,9 +82,15 @@ std::vector<std::vector<unsigned>> permutations(const std::vector<scenario::symm
   return all;
 }
 
+/// The same groups (a group's bodies in any order).
 bool same_groups(const std::vector<scenario::symmetry_group>& x, const std::vector<scenario::symmetry_group>& y) {
-  return x.size() == y.size() &&
-         std::equal(x.begin(), x.end(), y.begin(), [](const auto& u, const auto& v) { return u.bodies == v.bodies; });
+  const auto sorted = [](std::vector<unsigned> b) {
+    std::sort(b.begin(), b.end());
+    return b;
+  };
+  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [&](const auto& u, const auto& v) {
+           return sorted(u.bodies) == sorted(v.bodies);
+         });
 }
 }  // namespace
 
@@ -122,10 +128,16 @@ void checker::start_symmetry(const scenario& s) {
   alt_loc_sum_b_.assign(n, loc_hash_sum_b_);
 }
 
+void checker::check_symmetry_kept(const scenario& s) {
+  if (!same_groups(s.symmetric_groups(), sym_groups_))
+    PILFER_MODEL_FAIL("model error",
+                      "symmetric() was called after the scenario was made (in before(), a thread or after()); declare "
+                      "the groups in the scenario's constructor");
+}
+
 void checker::label_spawned(mthread& child, const mthread& parent) const {
   const std::uint32_t birth = parent.children;  // (already counted)
   child.sym_key = combine(parent.sym_key, birth);
-  if (!alt_active_) return;
   const std::uint32_t body = cur_ == 0 ? spawning_body_ : none;
   unsigned first = 0;  // the group's least body
   bool member = false;
@@ -134,6 +146,10 @@ void checker::label_spawned(mthread& child, const mthread& parent) const {
       member = true;
       first = *std::min_element(grp.bodies.begin(), grp.bodies.end());
     }
+  // A thread of a declared group is named by its group's least body whether symmetry is on or off
+  // (and in random mode): random() is seeded from sym_key, so it must not tell the group apart.
+  if (member) child.sym_key = combine(parent.sym_key, birth - (body - first));
+  if (!alt_active_) return;
   const std::size_t n = alt_perms_.size();
   child.alt_key.resize(n);
   child.alt_ha.assign(n, 0);
@@ -143,7 +159,6 @@ void checker::label_spawned(mthread& child, const mthread& parent) const {
                               : combine(parent.alt_key[q], birth);
   if (member) {
     child.group_member = body;
-    child.sym_key = combine(parent.sym_key, birth - (body - first));  // the key of the group's least body
 #if defined(PILFER_MODEL_MUTANT_SYMMETRY_BY_GROUP)
     // Mutant (models/CMakeLists.txt, model.symmetry.mutant): a thread hashed by its group instead of
     // under each permutation, so that "read its own store" and "read its twin's" become one state.

@@ -50,6 +50,14 @@ struct lost_update : scenario {
   }
 };
 
+/// Two threads draw a random number: the same sequence for both, with symmetry on or off.
+struct draws : scenario {
+  int r[2] = {-1, -1};
+  draws() : scenario(2) { symmetric(0, 2); }
+  void thread(unsigned i) override { r[i] = static_cast<int>(S::random(1000)); }
+  void after() override { record({std::min(r[0], r[1]), std::max(r[0], r[1])}); }
+};
+
 /// Each thread publishes with a release store and reads the flag back: whether it read its own
 /// store or the other's decides whether the other's plain write happens-before its read. Hashing a
 /// thread by its group instead of by the permutation would merge the two and miss the race.
@@ -67,7 +75,8 @@ struct own_or_other : scenario {
 
 /// A malformed declaration, or one that changes between executions.
 struct declares : scenario {
-  explicit declares(int how) : scenario(3) {
+  int how_;
+  explicit declares(int how) : scenario(3), how_(how) {
     if (how == 0) symmetric(1, 3);  // beyond threads()
     if (how == 1) {
       symmetric(0, 2);
@@ -75,6 +84,11 @@ struct declares : scenario {
     }
     if (how == 2) symmetric(0, 0);  // empty
     if (how == 3 && current_execution_index() > 0) symmetric(0, 2);
+    if (how == 5) symmetric(1, ~0u);  // a range far beyond threads(): an error, not 4 billion bodies
+    if (how == 6) symmetric(current_execution_index() % 2 ? std::vector<unsigned>{0, 1} : std::vector<unsigned>{1, 0});
+  }
+  void before() override {
+    if (how_ == 4) symmetric(0, 2);  // too late: the threads' labels are fixed when they start
   }
   S::atomic<int> x{0};
   void thread(unsigned i) override { x.store(static_cast<int>(i), PILFER_SITE("t.store", relaxed)); }
@@ -242,6 +256,25 @@ int main() {
   }
   on = check([] { return std::make_unique<declares>(3); });
   t.expect_failure("a declaration that changes between executions is a model error", on, "model error");
+  on = check([] { return std::make_unique<declares>(4); });
+  t.expect_failure("a declaration made in before() is a model error", on, "model error");
+  t.expect(on.message.find("constructor") != std::string::npos, "the message says where to declare", on.message);
+  on = check([] { return std::make_unique<declares>(5); });
+  t.expect_failure("symmetric(1, UINT_MAX) is a model error", on, "model error");
+  t.expect(on.message.size() < 200, "... with a short message", on.message);
+  on = check([] { return std::make_unique<declares>(6); });
+  t.expect_ok("the same group listed in another order is the same declaration", on);
+  {
+    outcome_set so, sn;
+    sink() = &so;
+    on = check<draws>();
+    sink() = &sn;
+    off = check<draws>(no);
+    sink() = nullptr;
+    t.expect(so == sn && so.size() == 1 && (*so.begin())[0] == (*so.begin())[1],
+             "random(): the threads of a group draw the same sequence, with symmetry on or off",
+             cat(show(so), " ", show(sn)));
+  }
 
   // the differential run
   const std::uint64_t seed = pilfer::testing::test_seed();

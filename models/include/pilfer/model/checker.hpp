@@ -228,13 +228,16 @@ class scenario {
   ///  - `after()` and everything else that reads what the threads did treats them alike (it
   ///    checks the set of their results, not that thread 1's is the first one);
   ///  - the bodies use checker_sync::thread_id() only to tell threads apart (==, !=), never
-  ///    as a number. checker_sync::random() gives every thread of a group the same sequence.
-  /// Call it from the constructor, the same way in every execution. Groups must not overlap
-  /// and must lie within 0..threads()-1, else the check fails with "model error".
+  ///    as a number. checker_sync::random() gives every thread of a group the same sequence
+  ///    (with symmetry on or off, and in random mode).
+  /// Call it from the constructor, the same way in every execution (a group's bodies in any
+  /// order). Groups must not overlap and must lie within 0..threads()-1; a declaration that
+  /// changes between executions or is made later (before(), a thread, after()) is an error too:
+  /// the check fails with "model error".
   /// options::symmetry = false explores every permutation anyway.
   void symmetric(unsigned first, unsigned count) {
-    symmetry_group g;
-    for (unsigned i = 0; i < count; ++i) g.bodies.push_back(first + i);
+    symmetry_group g;  // (a range beyond threads() is listed up to its first missing body: reported)
+    for (unsigned i = 0; i < count && i <= threads_; ++i) g.bodies.push_back(first + i);
     symmetric_.push_back(std::move(g));
   }
   void symmetric(std::vector<unsigned> bodies) { symmetric_.push_back({std::move(bodies)}); }
