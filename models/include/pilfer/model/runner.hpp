@@ -25,6 +25,7 @@
 //                     complete ones (then `incomplete`, never `proved`); printed when it lowers a bound
 //   --progress[=S]    every S seconds (default 10) a line on stderr: the share of the decision tree
 //                     explored (progress::explored), executions, states, and a projection of the run's time
+//   --no-symmetry     explore every permutation of the scenario's symmetric() groups (options::symmetry)
 // Bad input (unknown scenario or option, malformed number) is one line on stderr and exit status 2.
 //
 // Verdicts. A scenario with an empty `expected_failure` passes when the check finds no failure; the
