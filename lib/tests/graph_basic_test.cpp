@@ -217,11 +217,21 @@ TEST(Graph, CancelledHandleOutlivesItsGraph) {
   pilfer::pool p(pilfer::pool_options{.threads = 2});
   const std::string name(100, 'g');  // heap-allocated, not in the string object
   pilfer::graph_run h;
+  counter entered{0}, go{0};
   {
     pilfer::graph g(name);
-    g.emplace([] {});
+    // The run must still be going when cancel() is called (a run already over ignores it): the
+    // first task holds it until then, and the second is cancelled.
+    auto A = g.emplace([&] {
+      bump(entered);
+      while (load(go) == 0) pilfer::std_sync::yield();
+    });
+    auto B = g.emplace([] {});
+    A.precede(B);
     h = pilfer::run(p, g);
+    while (load(entered) == 0) pilfer::std_sync::yield();
     h.cancel();
+    bump(go);
     h.wait();
   }
   const std::string refill(100, 'z');  // likely reuses the freed name's block
