@@ -209,6 +209,13 @@ class checker {
   std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
   bool fast_replay(std::uint32_t* aux);
   hash128 state_hash() const;
+  /// The part of a thread's state-hash term that is neither a key nor a hash: status, pending
+  /// operation, observing depth, an await waiting for the graph to change (memo.cpp, symmetry.cpp).
+  std::uint64_t thread_state_bits(const mthread& th) const noexcept {
+    return static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
+           (static_cast<std::uint64_t>(th.observing) << 16) |
+           (static_cast<std::uint64_t>(th.pend == pending::await && th.await_stale == events_.size()) << 63);
+  }
   void finish_thread();
 
   // symmetry reduction (symmetry.cpp): besides its own labels (keys), every thread and location

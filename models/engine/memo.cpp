@@ -72,10 +72,8 @@ hash128 checker::state_hash() const {
   std::uint64_t a = 0, b = 0;
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];
-    std::uint64_t extra = static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
-                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20) |
-                          (static_cast<std::uint64_t>(th.observing) << 16) |
-                          (static_cast<std::uint64_t>(th.pend == pending::await && th.await_stale == events_.size()) << 63);
+    std::uint64_t extra = thread_state_bits(th) |
+                          (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
     std::uint64_t ry = 0;
     for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
     // Most threads did not move since the previous state: their term is reused.

@@ -244,10 +244,7 @@ hash128 checker::symmetric_state_hash() const {
   }
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     const mthread& th = threads_[t];
-    const std::uint64_t extra =
-        static_cast<std::uint64_t>(th.status) | (static_cast<std::uint64_t>(th.pend) << 8) |
-        (static_cast<std::uint64_t>(th.observing) << 16) |
-        (static_cast<std::uint64_t>(th.pend == pending::await && th.await_stale == events_.size()) << 63);
+    const std::uint64_t extra = thread_state_bits(th);
     std::uint64_t ry = th.fresh_loc == none ? 0 : combine(locs_[th.fresh_loc].key, 0x5eed'0000'0004ull);
     for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
     mthread::hash_term& in = th.sym_inputs;

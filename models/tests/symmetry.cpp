@@ -110,6 +110,8 @@ struct program {
 };
 const program* current = nullptr;
 
+// The orders the generator draws from (test data, not synchronisation of this file: each program's
+// accesses run under the checker with the drawn order; relaxed twice, so half the accesses are weak).
 constexpr std::array<std::memory_order, 4> loads{std::memory_order_relaxed, std::memory_order_acquire,
                                                  std::memory_order_seq_cst, std::memory_order_relaxed};
 constexpr std::array<std::memory_order, 4> stores{std::memory_order_relaxed, std::memory_order_release,
