@@ -1,7 +1,7 @@
 // models/clients/clients_main.cpp — runs the ported GenMC clients and checks their execution counts.
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
-//                        [--executions=N] [--awaits] [--no-symmetry]
+//                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -10,6 +10,8 @@
 // checker reports the failure the client names. --awaits writes the clients' read-only spin loops
 // as atomic<T>::await instead of GenMC's assume() (client.hpp, spin_until): a client then passes
 // when its complete executions equal the table's (the blocked column is the assume form's).
+// --memo-entries=N sets options::memo_entries (the memo table's cap); a run whose table reached
+// its cap says how many states it forgot (a graph may then be completed more than once).
 // Bad input: one line on stderr, exit status 2.
 #include "client.hpp"
 
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
   pilfer::model::options overrides;
   bool model_given = false;
   std::size_t budget = 0;
+  std::size_t memo_entries = 0;  // 0: the client's own
   for (int k = 1; k < argc; ++k) {
     const std::string_view a = argv[k];
     if (a == "--list") {
@@ -90,6 +93,9 @@ int main(int argc, char** argv) {
       overrides.symmetry = false;
     } else if (a == "--awaits") {
       pilfer::model::clients::spin_loops() = pilfer::model::clients::spin_form::await;
+    } else if (a.starts_with("--memo-entries=")) {
+      if (!parse_count(a.substr(15), &memo_entries) || memo_entries == 0)
+        bad_input("bad --memo-entries value '" + std::string(a) + "'");
     } else if (a.starts_with("--executions=")) {
       if (!parse_count(a.substr(13), &budget) || budget == 0) bad_input("bad --executions value '" + std::string(a) + "'");
     } else if (a.starts_with("--")) {
@@ -112,6 +118,7 @@ int main(int argc, char** argv) {
     if (model_given) o.model = overrides.model;
     if (!overrides.symmetry) o.symmetry = false;
     if (budget != 0) o.max_executions = budget;
+    if (memo_entries != 0) o.memo_entries = memo_entries;
     const pilfer::model::result r = pilfer::model::check(c->make, o);
 
     const bool as_expected = c->expected_failure.empty() ? r.ok : r.kind == c->expected_failure;
@@ -135,6 +142,10 @@ int main(int argc, char** argv) {
                 as_expected ? "ok" : "FAIL", c->parameters.c_str(), pilfer::model::to_string(r.model),
                 awaits ? " spin-loops=await" : "", r.executions, r.blocked, r.states,
                 r.complete ? "complete" : "incomplete", r.seconds, genmc.c_str());
+    if (r.forgotten != 0)
+      std::printf("  memo table at its cap (options::memo_entries): %zu states forgotten, so a graph may have been "
+                  "completed more than once\n",
+                  r.forgotten);
     if (!r.kind.empty()) std::printf("  %s: %s\n", r.kind.c_str(), r.message.c_str());
     if (!as_expected && !r.trace.empty()) std::printf("%s\n", r.trace.c_str());
     if (!as_expected || !counts_ok) status = 1;

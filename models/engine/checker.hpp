@@ -265,6 +265,12 @@ class checker {
   void record_race(const event& first, const event& second);
   std::string describe(const event& e) const;
   std::string trace() const;
+  /// One line naming the execution graph independently of the order events were added in:
+  /// per thread (by index), each event's kind, location, rf source (thread:index) and mo
+  /// position. Debugging only: env PILFER_MODEL_DUMP_GRAPHS=FILE appends one such line per
+  /// complete execution of an exhaustive check (traces.cpp). Threads and locations are named by
+  /// index, so it is canonical for scenarios whose threads and locations are made in a fixed order.
+  std::string graph_line() const;
   std::string format_value(const location& l, std::uint64_t v) const;
   std::string where(const std::source_location& s) const;
   std::string token() const;
@@ -333,8 +339,9 @@ class checker {
   std::size_t depth_ = 0, prefix_ = 0;
   bool replaying_token_ = false;
   std::mt19937_64 rng_;
-  // memo table: a fixed-capacity cache of state hashes (4-way buckets, replacement when a
-  // bucket is full), grown by doubling up to options::memo_entries
+  // memo table: a fixed-capacity cache of state hashes (open addressing over 4-slot buckets,
+  // 16 buckets probed; at the cap a state whose probe sequence is full replaces one of its home
+  // bucket), grown by doubling up to options::memo_entries
   std::vector<hash128> memo_;
   std::size_t memo_used_ = 0;
   std::vector<std::string> race_keys_;  // dedup keys of res_.races

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -126,6 +127,9 @@ result checker::run() {
     cleanup_execution();
   } else {
     const std::size_t limit = opt_.how == mode::random ? opt_.iterations : opt_.max_executions;
+    // Debugging only: PILFER_MODEL_DUMP_GRAPHS=FILE appends each complete execution's graph_line().
+    std::FILE* dump = nullptr;
+    if (const char* f = std::getenv("PILFER_MODEL_DUMP_GRAPHS"); f != nullptr && *f != '\0') dump = std::fopen(f, "a");
     for (;;) {
       if (opt_.how == mode::random) path_.clear();
       prefix_ = path_.size();
@@ -135,6 +139,7 @@ result checker::run() {
       if (oc == outcome::blocked) ++res_.blocked;
       if (oc == outcome::other_shard) ++res_.other_shards;
       if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
+      if (dump != nullptr && oc == outcome::complete) std::fputs(graph_line().c_str(), dump);
       const bool stop = failed_ && opt_.stop_on_failure;
       cleanup_execution();
       ++exec_index_;
@@ -154,6 +159,7 @@ result checker::run() {
       if (opt_.on_progress) report_progress(t0, false, false);
       if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
     }
+    if (dump != nullptr) std::fclose(dump);
   }
   if (opt_.on_progress && opt_.replay.empty()) report_progress(t0, true, exhausted);
   // (a failure that stops the check leaves `exhausted` false; races recorded as flags do not)

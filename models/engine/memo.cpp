@@ -8,17 +8,27 @@
 namespace pilfer::model::engine {
 
 /// The memo table is a cache, not a set: forgetting a state only means exploring it again, so
-/// exploration stays complete while memory stays bounded by options::memo_entries. Below that
-/// cap nothing is forgotten — a full bucket (or one that overflows while rehashing) doubles the
-/// table instead — so each distinct graph is completed exactly once; only a table at its cap
-/// forgets (result::forgotten), and then a graph may be completed more than once.
+/// exploration stays complete while memory stays bounded by options::memo_entries. A state lives
+/// in the first free slot of its probe sequence: its home bucket of 4 slots, then the next
+/// buckets in turn, `probe_buckets` in all (open addressing; nothing is ever deleted, an
+/// eviction overwrites in place, so a probe may stop at the first empty slot). Below the cap the
+/// table doubles at half load, or when a probe sequence is full (or one overflows while
+/// rehashing), so nothing is forgotten and each distinct graph is completed exactly once. At
+/// the cap the table fills up to its last slots before it forgets: a state whose probe
+/// sequence is full replaces one in its home bucket (result::forgotten), and then a graph may
+/// be completed more than once. (Until conf_loop without symmetry, a state was forgotten as
+/// soon as its 4-slot bucket was full: 923 316 states of 2.8 million at the 2²¹ cap, 3 034 at
+/// 2²⁴ with the table 17 % full.)
 bool checker::memo_seen(hash128 h) {
   if (opt_.memo_entries == 0) return false;
   if (h.a == 0 && h.b == 0) h.b = 1;  // {0,0} marks an empty slot
-  constexpr std::size_t ways = 4;
+  constexpr std::size_t ways = 4, probe_buckets = 16;
   const std::size_t cap = std::max<std::size_t>(opt_.memo_entries, 64);
   const auto is_empty = [](const hash128& x) { return x.a == 0 && x.b == 0; };
   const auto bucket = [&](const hash128& x) { return (x.a & (memo_.size() - 1)) & ~(ways - 1); };
+  // The i-th slot of x's probe sequence (i < probes()): bucket after bucket, wrapping around.
+  const auto probes = [&] { return std::min(probe_buckets, memo_.size() / ways) * ways; };
+  const auto slot_of = [&](std::size_t base, std::size_t i) { return (base + i) & (memo_.size() - 1); };
   // Rehash into a table twice as large; doubles again while an entry does not fit (below the cap).
   const auto grow = [&] {
     std::vector<hash128> old;
@@ -28,13 +38,14 @@ bool checker::memo_seen(hash128 h) {
       memo_.assign(size, hash128{0, 0});
       memo_used_ = 0;
       fits = true;
+      const std::size_t n = probes();
       for (const hash128& x : old) {
         if (is_empty(x)) continue;
         const std::size_t base = bucket(x);
         std::size_t i = 0;
-        while (i < ways && !is_empty(memo_[base + i])) ++i;
-        if (i < ways) {
-          memo_[base + i] = x;
+        while (i < n && !is_empty(memo_[slot_of(base, i)])) ++i;
+        if (i < n) {
+          memo_[slot_of(base, i)] = x;
           ++memo_used_;
         } else if (size * 2 <= cap) {
           fits = false;  // try twice the size
@@ -49,9 +60,9 @@ bool checker::memo_seen(hash128 h) {
   // grow (rehash) while the table is at most half full and below the cap
   if (memo_used_ * 2 > memo_.size() && memo_.size() * 2 <= cap) grow();
   for (;;) {
-    const std::size_t base = bucket(h);
-    for (std::size_t i = 0; i < ways; ++i) {
-      hash128& slot = memo_[base + i];
+    const std::size_t base = bucket(h), n = probes();
+    for (std::size_t i = 0; i < n; ++i) {
+      hash128& slot = memo_[slot_of(base, i)];
       if (slot == h) return true;
       if (is_empty(slot)) {
         slot = h;
@@ -60,9 +71,9 @@ bool checker::memo_seen(hash128 h) {
       }
     }
     if (memo_.size() * 2 > cap) break;
-    grow();  // below the cap a full bucket grows the table: no state is forgotten
+    grow();  // below the cap a full probe sequence grows the table: no state is forgotten
   }
-  memo_[bucket(h) + (h.b % ways)] = h;  // at the cap, bucket full: forget one of its states
+  memo_[bucket(h) + (h.b % ways)] = h;  // at the cap, probe sequence full: forget a state of its home bucket
   ++res_.forgotten;
   return false;
 }

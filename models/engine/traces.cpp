@@ -2,8 +2,10 @@
 #include "checker.hpp"
 #include "order_names.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <vector>
 
 namespace pilfer::model::engine {
 
@@ -84,6 +86,31 @@ std::string checker::trace() const {
   std::string s = "trace (" + std::to_string(events_.size()) + " events, in execution order):\n";
   for (const auto& e : events_) s += describe(e);
   return s;
+}
+
+std::string checker::graph_line() const {
+  std::vector<const event*> order;
+  order.reserve(events_.size());
+  for (const auto& e : events_) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const event* a, const event* b) {
+    return a->thread != b->thread ? a->thread < b->thread : a->index < b->index;
+  });
+  std::string s;
+  std::uint32_t thread = none;
+  for (const event* e : order) {
+    if (e->thread != thread) {
+      thread = e->thread;
+      s += (s.empty() ? "t" : " | t") + std::to_string(thread) + ":";
+    }
+    s += std::string(" ") + kind_name(e->kind);
+    if (e->loc != none) s += "@L" + std::to_string(e->loc);
+    if (e->rd && e->rf != none)
+      s += "<-t" + std::to_string(events_[e->rf].thread) + ":" + std::to_string(events_[e->rf].index) + "=" +
+           std::to_string(e->rval);
+    if (e->wr) s += "=" + std::to_string(e->wval) + "#mo" + std::to_string(e->mo_pos);
+    if (e->other != none) s += "~t" + std::to_string(e->other);
+  }
+  return s + "\n";
 }
 
 }  // namespace pilfer::model::engine

@@ -375,11 +375,11 @@ int main() {
     auto big = outcomes<iriw>(&r);
     const std::size_t states_big = r.states;
     options tiny;
-    tiny.memo_entries = 256;
+    tiny.memo_entries = 128;  // iriw visits 261 states (a 256-entry table now holds nearly all)
     result rt;
     auto small = outcomes<iriw>(&rt, tiny);
-    t.expect(r.ok && r.complete && rt.ok && rt.complete && big == small && rt.states > states_big,
-             "a 256-entry memo table forgets states but explores the same outcomes",
+    t.expect(r.ok && r.complete && rt.ok && rt.complete && big == small && rt.forgotten > 0 && rt.states > states_big,
+             "a 128-entry memo table forgets states but explores the same outcomes",
              std::to_string(big.size()) + " vs " + std::to_string(small.size()) + " outcomes; [" + r.summary() + "] [" +
                  rt.summary() + "]");
     auto with_memo = outcomes<wwmerge1_outcome>(&r);
