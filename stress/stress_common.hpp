@@ -305,6 +305,14 @@ struct chaos_sync : std_sync {
     chaos_control::point();
     std_sync::fence(s);
   }
+  static void fence_light(order_site s) noexcept {
+    chaos_control::point();
+    std_sync::fence_light(s);
+  }
+  static void fence_heavy(order_site s) noexcept {
+    chaos_control::point();
+    std_sync::fence_heavy(s);
+  }
 };
 
 // ------------------------------------------------------------------------------------------ watchdog

@@ -240,25 +240,67 @@ bool checker::await_satisfiable(std::uint32_t t) const {
 void checker::fence(order_site s, const std::source_location& src) {
   if (!live() || !begin_op(src)) return;  // finishing: fences order nothing
   bool weakened = false;
-  const std::memory_order o = effective(s, &weakened);
+  add_fence(cur_, s, effective(s, &weakened), src);
+}
+
+/// Append a fence of order `o` to thread `t` (the running thread, or another one for a heavy
+/// fence) and commit it. Returns its gid, or none when it was cut.
+std::uint32_t checker::add_fence(unsigned t, order_site s, std::memory_order o, const std::source_location& src) {
   event e = make_event(ek::fence, none, src);
+  e.thread = static_cast<std::uint16_t>(t);
+  e.index = static_cast<std::uint32_t>(threads_[t].events.size());
   e.tag = s.tag ? s.tag : "";
   e.declared = s.order;
   e.order = o;
   e.acq = is_acquire(o);
   e.rel = is_release(o);
   e.sc = o == std::memory_order_seq_cst;
-  compute_views(e, threads_[cur_]);
+  compute_views(e, threads_[t]);
   const auto gid = add_event(e, none);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   if (psc_needed(events_[gid], true) && !psc_ok(gid, &edges)) {
     // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
     remove_last_event();
     cut_here();
-    return;
+    return none;
   }
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
+  return gid;
+}
+
+/// The heavy side of an asymmetric fence pair (Linux membarrier(PRIVATE_EXPEDITED)): the kernel
+/// issues a full barrier, makes every other running thread of the process execute one where it
+/// stands (an IPI; a thread that is not running passes one when it is scheduled again), then a
+/// full barrier again. Modelled as exactly that: a seq_cst fence F1 in the caller, a seq_cst fence
+/// Fu appended to every other thread u — spawned and not yet running, running, blocked or finished
+/// (an exited thread passed the kernel's barriers on its way out) — at its current point (all of
+/// u's events so far are sb-before Fu, none after; a stranded thread, stopped at a failure, is left), and a seq_cst fence F2 in the caller, with the psc edges
+/// F1 -> Fu -> F2 forced (the kernel's order). The light side is a compiler-only barrier and
+/// orders nothing here. Weakened below seq_cst (sensitivity), it is a plain fence of that order.
+void checker::fence_heavy(order_site s, const std::source_location& src) {
+  if (!live() || !begin_op(src)) return;
+  bool weakened = false;
+  const std::memory_order o = effective(s, &weakened);
+  if (o != std::memory_order_seq_cst) {
+    add_fence(cur_, s, o, src);
+    return;
+  }
+  const auto f1 = add_fence(cur_, s, o, src);
+  if (f1 == none) return;
+  std::vector<std::uint32_t> others;
+  for (unsigned u = 0; u < threads_.size(); ++u) {
+    const mthread& th = threads_[u];
+    if (u == cur_ || th.status == tstatus::stranded) continue;
+    const auto fu = add_fence(u, s, o, src);
+    if (fu == none) return;
+    bit_set(psc_[static_cast<std::size_t>(events_[f1].sc_idx)], static_cast<std::uint32_t>(events_[fu].sc_idx));
+    others.push_back(fu);
+  }
+  const auto f2 = add_fence(cur_, s, o, src);
+  if (f2 == none) return;
+  for (auto fu : others)
+    bit_set(psc_[static_cast<std::size_t>(events_[fu].sc_idx)], static_cast<std::uint32_t>(events_[f2].sc_idx));
 }
 
 void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {

@@ -126,6 +126,8 @@ class checker {
   void wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src);
   void notify(std::uint32_t id, bool all, const std::source_location& src);
   void fence(order_site s, const std::source_location& src);
+  void fence_heavy(order_site s, const std::source_location& src);
+  std::uint32_t add_fence(unsigned t, order_site s, std::memory_order o, const std::source_location& src);
   void cell_access(std::uint32_t id, bool write, const std::source_location& src);
   void mutex_lock(std::uint32_t id, const std::source_location& src);
   bool mutex_try_lock(std::uint32_t id, const std::source_location& src);

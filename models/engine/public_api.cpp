@@ -102,6 +102,9 @@ void atomic_notify(std::uint32_t id, bool all, const std::source_location& src) 
 void fence(order_site s, const std::source_location& src) {
   if (in_execution()) g->fence(s, src);
 }
+void fence_heavy(order_site s, const std::source_location& src) {
+  if (in_execution()) g->fence_heavy(s, src);
+}
 std::uint32_t new_cell(const void* addr, const std::source_location& src) {
   if (!engaged()) return no_location;
   return g->new_location(engine::location::cell_loc, addr, 0, true, value_info{64, false, false}, src);

@@ -22,10 +22,11 @@ template <class Sy>
 class pool_box_of {
  public:
   using pool_type = pilfer::basic_pool<Sy>;
-  pool_type& make(unsigned threads, unsigned spin_rounds) {
+  pool_type& make(unsigned threads, unsigned spin_rounds, bool asymmetric_fences = true) {
     pilfer::pool_options o;
     o.threads = threads;
     o.spin_rounds = spin_rounds;
+    o.asymmetric_fences = asymmetric_fences;
     return p_.emplace(std::move(o));
   }
   pool_type& operator*() noexcept { return *p_; }
@@ -115,14 +116,16 @@ struct submit_to_parked : scenario {
 // saw exactly one push (the external parent), the pool one local push, and the child was
 // stolen by the other worker. Each body runs exactly once.
 // @verifies POOL-5 POOL-7 POOL-9
+template <class Sy>
 struct spawn_to_parked_peer : scenario {
-  pool_box pool;
+  pool_box_of<Sy> pool;
   run_count parent_ran, child_ran;
   S::atomic<int> child_done{0};
   std::optional<unsigned> parent_on, child_on;  // written by the task bodies, read in after()
   bool gate;
-  explicit spawn_to_parked_peer(bool g) : scenario(1), gate(g) {}
-  void before() override { pool.make(2, 1); }
+  bool asymmetric;  // the pool's asymmetric_fences option: light pushes, heavy parking
+  explicit spawn_to_parked_peer(bool g, bool asym = true) : scenario(1), gate(g), asymmetric(asym) {}
+  void before() override { pool.make(2, 1, asymmetric); }
   void thread(unsigned) override {
     auto h = pool->submit([this] {
       parent_ran.hit();
@@ -818,6 +821,9 @@ struct old_helping_sync : checker_sync {
 struct silent_requeue_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::silent_requeue;
 };
+struct plain_park_fence_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::plain_park_fence;
+};
 struct uncounted_error_read_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::uncounted_error_read;
 };
@@ -837,6 +843,12 @@ std::vector<entry> pool_mutant_scenarios() {
                [] { return std::make_unique<wait_chain<old_helping_sync, 3>>(); }, exh0(), false});
   v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
                [] { return std::make_unique<wait_chain<old_helping_sync>>(); }, exh0(), false});
+  // A local push's compiler-only barrier [sleep.N1L] against a parking worker's plain seq_cst
+  // fence instead of the heavy barrier: the push and the waiter count cross (store buffering), the
+  // peer parks beside the child and the parent waits for it forever. Ungated: a spawn that waits
+  // until it reads the peer's waiter count (the gated form) cannot miss it afterwards.
+  v.push_back({"pool.spawn_to_parked_peer[plain park fence]", "POOL-7",
+               [] { return std::make_unique<spawn_to_parked_peer<plain_park_fence_sync>>(false); }, exh0(), false});
   // Exhaustive within one preemption, as registered: caught after 182 executions (dev, ~1 s).
   // Not caught with no preemption (the put-back must be interrupted).
   v.push_back({"pool.requeue_2w[silent requeue]", "POOL-7",
@@ -881,7 +893,12 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.injector_before_park", "POOL-3 POOL-9", [] { return std::make_unique<injector_before_park>(); }, exh, false});
   v.push_back({"pool.submit_to_parked", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(1u, true); }, exh, false});
   v.push_back({"pool.submit_race_2w", "POOL-7 POOL-9", [] { return std::make_unique<submit_to_parked>(2u, false); }, exh0(), false});
-  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer>(true); }, exh0(), false});
+  v.push_back({"pool.spawn_to_parked_peer", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer<checker_sync>>(true); }, exh0(), false});
+  // The same with asymmetric_fences off: every push and every park issue a seq_cst fence (the
+  // protocol a system without membarrier runs).
+  v.push_back({"pool.spawn_to_parked_peer.ungated", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer<checker_sync>>(false); }, exh0(), false});
+  v.push_back({"pool.spawn_to_parked_peer.symmetric_fences", "POOL-5 POOL-7 POOL-9",
+               [] { return std::make_unique<spawn_to_parked_peer<checker_sync>>(true, false); }, exh0(), false});
   v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
   v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, random_bound(1000), false});

@@ -96,7 +96,8 @@ enum class pool_mutation : unsigned char {
   uncounted_error_read,  ///< a task group wait reads the kept error after counting itself out (task_group.hpp, invariant W)
   wait_on_live_count,    ///< a task group wait ends when the live count is 0, not when the tasks counted when it began are done
   forget_before_count,   ///< task group run() forgets a collected exception before it counts its task, not in the same step
-  no_spare_on_demand     ///< a blocked wait gets a spare only if work is queued when it blocks, not when work comes later
+  no_spare_on_demand,    ///< a blocked wait gets a spare only if work is queued when it blocks, not when work comes later
+  plain_park_fence       ///< a worker about to park issues a seq_cst fence, not the heavy barrier its light pushers pair with
 };
 
 template <class Sync>
@@ -138,6 +139,14 @@ class basic_pool {
     }
     if (opts_.injector_interval == 0) opts_.injector_interval = 1;
     if (opts_.backoff_cap > 30) opts_.backoff_cap = 30;
+    // Decided once, before any worker starts, and never changed: both sides of every asymmetric
+    // pair must agree (sleep.md, "Asymmetric fences").
+    // The mutants of the searcher protocol (old_sleep_protocol, silent_requeue) run it symmetric:
+    // with asymmetric fences a local push never relies on a searcher, which would hide their fault
+    // from tests that spawn inside tasks; they stand for a system without membarrier.
+    constexpr bool searcher_mutant =
+        mutation == detail::pool_mutation::old_sleep_protocol || mutation == detail::pool_mutation::silent_requeue;
+    asym_ = !searcher_mutant && opts_.asymmetric_fences && Sync::asymmetric_fences();
     n_ = n;
     capacity_ = n + static_cast<unsigned>(std::min<std::size_t>(opts_.max_spare_workers, 1u << 16));
     slots_.reset(new atomic_t<Sync, worker*>[capacity_]);
@@ -428,7 +437,7 @@ class basic_pool {
       throw;
     }
     w->bump(counter::local_pushes);
-    notify_work();
+    notify_local_push();
   }
 
   /// place() for a mailbox (affinity), the high-priority queue or, from outside, the injector.
@@ -551,6 +560,28 @@ class basic_pool {
     // our item (sleep.md, case "skip").
     if (searching_.load(PILFER_SITE("sleep.N4", relaxed)) != 0) return;
     wake_one();
+  }
+
+  /// After a worker's push onto its own deque (spawn, join, a group's run() in a task): the light
+  /// half of the asymmetric pair [sleep.N1L] / [sleep.W2], [pool.W4] (sleep.md, "Asymmetric
+  /// fences"). Wakes a parked worker whenever one is parked, searchers or not: the searchers'
+  /// [sleep.S3] is an ordinary fence, which a compiler barrier does not pair with, so a light push
+  /// may not count on a searcher seeing it.
+  PILFER_HOT_INLINE void notify_local_push() {
+    if (!asym_) return notify_work();
+    // [sleep.N1L] light (compiler-only): every worker about to park pays [sleep.W2] heavy, which
+    // acts as a seq_cst fence here. Either its re-check sees our push, or our loads in wake_one
+    // ([sleep.N2], [pool.W2]) see its waiters_ count / the blocked count [pool.W4] published.
+    Sync::fence_light(PILFER_SITE("sleep.N1L", seq_cst));
+    wake_one();
+  }
+
+  /// The parking side of the asymmetric pair: heavy when the pool uses asymmetric fences.
+  void fence_before_recheck(order_site s) noexcept {
+    if (asym_ && mutation != detail::pool_mutation::plain_park_fence)
+      Sync::fence_heavy(s);
+    else
+      Sync::fence(s);
   }
 
   /// After items went back into a queue they had left (a batch steal's rest,
@@ -777,7 +808,8 @@ class basic_pool {
       }
       w.set_state(worker_state::parked);
       ec_.prepare_wait(w.waiter);
-      detail::event_count<Sync>::fence_after_prepare();  // [sleep.W2]
+      // [sleep.W2] seq_cst, heavy with asymmetric fences: pairs with [sleep.N1] and [sleep.N1L].
+      fence_before_recheck(PILFER_SITE("sleep.W2", seq_cst));
       const bool stop = stopping_.load(PILFER_SITE("pool.S2", seq_cst));
       // A spare that became surplus while it linked itself goes back and retires (see end_blocking).
       if (stop || has_work(w) || (w.spare && surplus())) {
@@ -943,9 +975,10 @@ class basic_pool {
       }
     }
     if (owed) {
-      // [pool.W4] seq_cst fence: the wait's half of invariant C's pair with [sleep.N1]; a push this
-      // look misses is followed by a notifier's look at the count published above.
-      Sync::fence(PILFER_SITE("pool.W4", seq_cst));
+      // [pool.W4] seq_cst fence (heavy with asymmetric fences): the wait's half of invariant C's
+      // pair with [sleep.N1] / [sleep.N1L]; a push this look misses is followed by a notifier's
+      // look at the count published above.
+      fence_before_recheck(PILFER_SITE("pool.W4", seq_cst));
       if (has_work(w)) activate_owed_spare();
     }
     if (report) report_spare_limit(refused);
@@ -1243,7 +1276,7 @@ class basic_pool {
   PILFER_HOT_INLINE void join_push(worker& w, detail::join_branch<Sync>* job) {
     w.deque.push(job);
     w.bump(counter::join_pushes);
-    notify_work();
+    notify_local_push();
   }
 
   /// join(): after the first branch, pop the second back and run it, or wait
@@ -1363,6 +1396,7 @@ class basic_pool {
   std::vector<unsigned> placement_;
   unsigned n_ = 0;
   unsigned capacity_ = 0;
+  bool asym_ = false;  // asymmetric fences in use (constructor; constant after)
   std::unique_ptr<atomic_t<Sync, worker*>[]> slots_;  // [0, created_) usable
   std::vector<std::unique_ptr<worker>> owned_;        // written under spare_mu_ (and the constructor)
   basic_injector<task_base*, Sync> injector_;

@@ -30,6 +30,11 @@ struct pool_options {
   /// elsewhere (POOL-20). Past the bound a wait blocks without a spare and the
   /// pool reports `spare_limit_reached` once to on_uncaught.
   std::size_t max_spare_workers = 256;
+  /// A push onto a worker's own deque (spawn, join, a group's run() inside a task) announces
+  /// itself with a compiler-only barrier, and a worker about to park (or a wait about to block)
+  /// pays a process-wide barrier instead (Linux membarrier; lib/docs/sleep.md, "Asymmetric
+  /// fences"). Ignored where the system has no such barrier: both sides then use a seq_cst fence.
+  bool asymmetric_fences = true;
   std::string name = "pilfer";     ///< thread names "<name>-<i>", error messages
   std::function<void(std::exception_ptr)> on_uncaught{};///< default: print to stderr
   std::optional<pilfer::topology> topo{};                ///< default: topology::detect()

@@ -34,6 +34,13 @@
 #include <immintrin.h>
 #endif
 
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
+#endif
+
 // ThreadSanitizer switch. TSan does not model std::atomic_thread_fence, so a
 // release fence followed by a relaxed store (Chase-Lev push: [P2] then [P4])
 // publishes data to an acquire load under the C++ model but not in TSan's
@@ -96,6 +103,13 @@ inline std::memory_order store_order(std::memory_order o) noexcept {
 /// The standard-library policy: zero-cost mapping onto <atomic>/<thread>/<mutex>.
 struct std_sync {
   static constexpr bool is_model = false;
+#if defined(__linux__)
+  // <linux/membarrier.h>'s command numbers (stable kernel ABI), spelled here so that the header is
+  // not needed.
+  static constexpr int membarrier_query = 0;
+  static constexpr int membarrier_private_expedited = 1 << 3;
+  static constexpr int membarrier_register_private_expedited = 1 << 4;
+#endif
 
   /// Atomic cell. Same surface as std::atomic, but every operation takes an
   /// order_site instead of a bare std::memory_order.
@@ -152,6 +166,45 @@ struct std_sync {
 #endif
     // The order is the caller's: each site's comment names the edge its fence creates ([P2], [T1], [S2], ...).
     std::atomic_thread_fence(s.order);
+  }
+
+  /// Asymmetric fences: a pair of sites that needs a seq_cst fence on both sides (a Dekker pair,
+  /// store then load on each side), where one side runs rarely, can put a compiler-only barrier on
+  /// the frequent side (fence_light) and a process-wide barrier on the rare one (fence_heavy):
+  /// Linux membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) makes every running thread of the process
+  /// execute a full barrier where it stands, between two barriers of the caller, so each light
+  /// site behaves as if it were a seq_cst fence ordered against the heavy one. The checker models
+  /// it exactly so (models/README.md, "Asymmetric fences").
+  ///
+  /// asymmetric_fences() registers the process once (idempotent) and says whether the pair is
+  /// available. A component decides once, before its threads start, and keeps the answer: when it
+  /// is false, both sides must use fence(seq_cst) instead (a light fence is then no fence at all).
+  static bool asymmetric_fences() noexcept {
+#if defined(__linux__) && defined(__NR_membarrier)
+    static const bool registered = [] {
+      const long cmds = ::syscall(__NR_membarrier, membarrier_query, 0, 0);
+      if (cmds < 0 || (cmds & membarrier_private_expedited) == 0) return false;
+      return ::syscall(__NR_membarrier, membarrier_register_private_expedited, 0, 0) == 0;
+    }();
+    return registered;
+#else
+    return false;
+#endif
+  }
+  /// The frequent side: a compiler-only barrier. Only after asymmetric_fences() returned true.
+  static void fence_light(order_site) noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }
+  /// The rare side: a barrier on every running thread (a few microseconds). Only after
+  /// asymmetric_fences() returned true; the kernel cannot refuse it after the registration.
+  static void fence_heavy(order_site s) noexcept {
+#if defined(__linux__) && defined(__NR_membarrier)
+    if (::syscall(__NR_membarrier, membarrier_private_expedited, 0, 0) != 0) {
+      std::fprintf(stderr, "pilfer: membarrier failed after registration at %s\n", s.tag);
+      std::abort();
+    }
+#else
+    (void)s;
+    std::abort();  // unreachable: asymmetric_fences() is false here
+#endif
   }
 
   /// Plain (non-atomic) shared memory. Under the model checker every access

@@ -370,6 +370,7 @@ access_result atomic_access(std::uint32_t id, const access&, const std::source_l
 void atomic_wait(std::uint32_t id, std::uint64_t old, order_site, const std::source_location&);
 void atomic_notify(std::uint32_t id, bool all, const std::source_location&);
 void fence(order_site, const std::source_location&);
+void fence_heavy(order_site, const std::source_location&);
 
 std::uint32_t new_cell(const void* addr, const std::source_location&);
 void cell_access(std::uint32_t id, bool write, const std::source_location&);
@@ -598,6 +599,16 @@ struct checker_sync {
 
   static void fence(order_site s, std::source_location loc = std::source_location::current()) {
     if (in_execution()) detail::fence(s, loc);
+  }
+
+  /// Asymmetric fences (see std_sync): the checker always has them. The light side is a
+  /// compiler-only barrier and orders nothing; the heavy side is a seq_cst fence in the caller, one
+  /// in every other running thread at its current point, and one more in the caller, in that psc
+  /// order (the model of Linux membarrier; models/README.md, "Asymmetric fences").
+  static bool asymmetric_fences() noexcept { return true; }
+  static void fence_light(order_site) noexcept {}
+  static void fence_heavy(order_site s, std::source_location loc = std::source_location::current()) {
+    if (in_execution()) detail::fence_heavy(s, loc);
   }
 
   /// Plain shared memory: every read()/write() is checked for data races (not a scheduling
