@@ -157,6 +157,37 @@ struct spawn_to_parked_peer : scenario {
   }
 };
 
+// A handle wait publishes the task's writes: C, submitted from outside, writes a plain cell; the
+// submitter waits until C has started (a relaxed flag: a gate that synchronised with C would hide
+// the wait's own synchronisation), then calls c.wait() and reads the cell. Its wait may read the
+// state as pending (acquire [pool.H1], an older value) and then block, and the blocking RMW
+// [pool.H3] may itself read C's completion [pool.H2]: then the loop is skipped and that RMW is the
+// wait's only synchronisation. With [pool.H3] relaxed (as it was until an outside tester's TSan
+// run found the race on a worker's wait, which takes the same step after its claim): "data race".
+// @verifies POOL-17 POOL-9
+struct handle_wait_publishes : scenario {
+  pool_box pool;
+  cell_t<S, int> written{0};
+  S::atomic<int> c_started{0};
+  int seen = -1;  // written by the scenario thread after its wait, read in after()
+  handle_wait_publishes() : scenario(1) {}
+  void before() override { pool.make(1, 1); }
+  void thread(unsigned) override {
+    auto c = pool->submit([this] {
+      c_started.store(1, PILFER_SITE("test.c", relaxed));
+      written.write() = 1;
+    });
+    while (c_started.load(PILFER_SITE("test.c", relaxed)) == 0) S::yield();
+    c.wait();
+    seen = written.read();
+  }
+  void after() override {
+    pilfer::model::stop_branching();
+    pool.drop();
+    PILFER_MODEL_ASSERT(seen == 1);
+  }
+};
+
 // 3. Invariant: shutdown (drain or cancel) racing with an external submit. The submit either
 // throws pool_closed (then the body never runs) or is accepted; an accepted task runs exactly
 // once (drain), or runs or is reported cancelled exactly once (cancel: get() throws
@@ -899,6 +930,7 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.spawn_to_parked_peer.ungated", "POOL-5 POOL-7 POOL-9", [] { return std::make_unique<spawn_to_parked_peer<checker_sync>>(false); }, exh0(), false});
   v.push_back({"pool.spawn_to_parked_peer.symmetric_fences", "POOL-5 POOL-7 POOL-9",
                [] { return std::make_unique<spawn_to_parked_peer<checker_sync>>(true, false); }, exh0(), false});
+  v.push_back({"pool.handle_wait_publishes", "POOL-17 POOL-9", [] { return std::make_unique<handle_wait_publishes>(); }, exh0(), false});
   v.push_back({"pool.shutdown_drain_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::drain); }, exh, false});
   v.push_back({"pool.shutdown_cancel_vs_submit", "POOL-12 POOL-9", [] { return std::make_unique<shutdown_vs_submit>(pilfer::shutdown_mode::cancel); }, exh, false});
   v.push_back({"pool.two_items_one_searcher", "POOL-7 POOL-9", [] { return std::make_unique<two_items_one_searcher>(); }, random_bound(1000), false});

@@ -210,9 +210,13 @@ struct result_state : task_base {
 
   /// Block the calling thread until complete (no spinning).
   void block() noexcept {
-    // [pool.H3] relaxed RMW: only announces a sleeper; the RMW [pool.H2]
-    // reads it (RMW chain), so the notify cannot be missed.
-    std::uint32_t s = status.fetch_or(waiter_bit, PILFER_SITE("pool.H3", relaxed)) | waiter_bit;
+    // [pool.H3] acquire RMW: announces a sleeper; the RMW [pool.H2] reads it
+    // (RMW chain), so the notify cannot be missed. Acquire because it may
+    // itself read the completion: then the loop below never runs, and this
+    // RMW is the waiter's only synchronisation with [pool.H2] (relaxed, a
+    // worker's wait returned with the task's writes not visible: found by an
+    // outside tester under TSan, model scenario pool.handle_wait_publishes).
+    std::uint32_t s = status.fetch_or(waiter_bit, PILFER_SITE("pool.H3", acquire)) | waiter_bit;
     while ((s & code_mask) == pending) {
       status.wait(s, PILFER_SITE("pool.H1", acquire));
       s = status.load(PILFER_SITE("pool.H1", acquire));
