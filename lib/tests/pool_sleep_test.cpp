@@ -161,12 +161,12 @@ TEST(PoolSleep, NoLostWakeupExternalSubmitToParkedPool) {
               deep[100], deep[198], deep.back());
 }
 
-// @verifies POOL-7
-TEST(PoolSleep, NoLostWakeupLocalSpawnToParkedPeer) {
-  // The root blocks without helping, so only the parked peer can run the
-  // child: its wake-up must come from the local push.
+// The root blocks without helping, so only the parked peer can run the child: its wake-up must
+// come from the local push. `asymmetric`: the pool option (a compiler barrier on the push and
+// membarrier before parking, or seq_cst fences on both sides as on a system without membarrier).
+void local_spawn_to_parked_peer(bool asymmetric) {
   const int reps = under_tsan() ? 300 : 1000;
-  pilfer::pool p({.threads = 2});
+  pilfer::pool p({.threads = 2, .asymmetric_fences = asymmetric});
   for (int i = 0; i < reps; ++i) {
     ASSERT_TRUE(eventually([&] { return all_parked(p); })) << "rep " << i;
     flag child{0}, ok{0};
@@ -180,6 +180,12 @@ TEST(PoolSleep, NoLostWakeupLocalSpawnToParkedPeer) {
   EXPECT_EQ(s.total.local_pushes, static_cast<std::uint64_t>(reps));
   EXPECT_GE(s.total.steals, static_cast<std::uint64_t>(reps));
 }
+
+// @verifies POOL-7
+TEST(PoolSleep, NoLostWakeupLocalSpawnToParkedPeer) { local_spawn_to_parked_peer(true); }
+
+// @verifies POOL-7
+TEST(PoolSleep, NoLostWakeupLocalSpawnToParkedPeerSymmetricFences) { local_spawn_to_parked_peer(false); }
 
 // Storm of self-replicating local tasks on every worker; external tasks must
 // start within a bounded number of local tasks (measured).
