@@ -54,7 +54,10 @@ TEST(PoolSleep, DeepIdleCostsNoCpu) {
   double before = 0, after = 0;
   for (auto c : clocks) before += cpu_seconds(c);
   const double proc_before = process_cpu_seconds();
-  const auto parks_before = p.stats().total.parks;
+  // `sleeping` counts linked waiters; a linked worker may still be in its pre-park re-check (after a
+  // membarrier with asymmetric fences, a few microseconds) and counts its park after that: at most one
+  // park per worker can still be in progress. A wake-up is what would be spurious.
+  const pilfer::pool_stats idle_before = p.stats();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   for (auto c : clocks) after += cpu_seconds(c);
   const double proc_after = process_cpu_seconds();
@@ -64,7 +67,9 @@ TEST(PoolSleep, DeepIdleCostsNoCpu) {
               n, park_ms, pool_pct, (proc_after - proc_before) * 100.0);
   EXPECT_LT(pool_pct, 1.0);
   EXPECT_TRUE(all_parked(p));
-  EXPECT_EQ(p.stats().total.parks, parks_before) << "no spurious wake-ups while idle";
+  const pilfer::pool_stats idle_after = p.stats();
+  EXPECT_EQ(idle_after.total.wakeups, idle_before.total.wakeups) << "no spurious wake-ups while idle";
+  EXPECT_LE(idle_after.total.parks - idle_before.total.parks, n) << "a park after the quiet period began is one in progress";
 }
 
 // @verifies POOL-6 POOL-4
