@@ -9,6 +9,10 @@
 //             found work -> cancel_wait(w)   else -> commit_wait(w)
 //   notifier: push(item); fence(seq_cst)[sleep.N1]; notify_one()
 //
+// The caller issues [sleep.W2] (the pool's fence_before_recheck: a membarrier
+// when it uses asymmetric fences, whose local pushes then issue a compiler
+// barrier [sleep.N1L] instead of [sleep.N1]; sleep.md, "Asymmetric fences").
+//
 // The sleeper list is a stack guarded by a mutex: only the slow paths (going
 // to sleep, waking someone) take it. The fast path of a notifier with nobody
 // asleep is one fence plus one relaxed load of `waiters_` [sleep.N2].
@@ -37,7 +41,7 @@ class event_count {
   event_count& operator=(const event_count&) = delete;
 
   /// Step W1: announce "I am about to sleep". The caller must then issue
-  /// fence_after_prepare() and re-check every source of work.
+  /// the seq_cst fence [sleep.W2] (or its heavy form) and re-check every source of work.
   void prepare_wait(waiter& w) {
     std::lock_guard<typename Sync::mutex> g(mu_);
     // [sleep.W0] relaxed: the signal word is reset inside the critical
@@ -50,15 +54,6 @@ class event_count {
     // [sleep.W1] relaxed store under the mutex; the seq_cst fence [sleep.W2]
     // that follows orders it before the waiter's re-check of the queues.
     waiters_.store(count_.write() += 1, PILFER_SITE("sleep.W1", relaxed));
-  }
-
-  /// Step W2: the Dekker fence between "I am waiting" and the re-check.
-  static void fence_after_prepare() noexcept {
-    // [sleep.W2] seq_cst: pairs with the notifier's [sleep.N1]. Either this
-    // fence comes first in the single total order S, and the notifier's load
-    // [sleep.N2] sees waiters_ > 0, or [sleep.N1] comes first and the re-check
-    // after this fence sees the pushed item.
-    Sync::fence(PILFER_SITE("sleep.W2", seq_cst));
   }
 
   /// Step W3a: work was found after prepare_wait; leave the list. Returns
