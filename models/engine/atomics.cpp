@@ -283,6 +283,8 @@ void checker::fence_heavy(order_site s, const std::source_location& src) {
   bool weakened = false;
   const std::memory_order o = effective(s, &weakened);
   if (o != std::memory_order_seq_cst) {
+    // Weakened (sensitivity): no process-wide barrier any more, only a fence of order o in the
+    // caller, which pairs with nothing on the light side (so the weakening can be caught).
     add_fence(cur_, s, o, src);
     return;
   }

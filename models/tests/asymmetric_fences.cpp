@@ -109,6 +109,8 @@ int main() {
     t.expect_outcomes("SB plain seq_cst fence / light: allowed (the pair needs the heavy side)" + in,
                       outcomes<sb<side::plain, side::light>>(&r, o), all, r);
     options weak = o;
+    // acq_rel: one step below seq_cst, the sensitivity tools' step; the heavy site becomes a plain
+    // acq_rel fence in the caller, which orders no store before a load: store buffering returns.
     weak.weaken["t.heavy"] = std::memory_order_acq_rel;
     t.expect_outcomes("SB heavy weakened to an acq_rel fence / light: allowed" + in,
                       outcomes<sb<side::heavy, side::light>>(&r, weak), all, r);
