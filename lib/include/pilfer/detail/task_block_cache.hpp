@@ -23,7 +23,7 @@
 //     another (an outside thread submitting to the workers) reuse blocks instead of paying
 //     malloc on one side and a cross-thread free on the other. The mutex orders a block's last
 //     use by the thread that parked it before its reuse by the thread that takes it. The depot
-//     keeps at most `task_block_depot::max_lists` lists per class; past that a free goes to the
+//     keeps at most `task_block_depot::max_bytes` (32 MiB) of blocks per class; past that a free goes to the
 //     global allocator.
 //   * The depot's lists are given back at static destruction (a drain registered with the
 //     first list parked; parking after it goes to the global allocator).
@@ -71,6 +71,9 @@ struct task_block_cache_drain {
 
 /// Size classes: 64, 128 and 256 bytes.
 inline constexpr std::size_t task_block_classes = 3;
+inline constexpr std::size_t task_block_smallest = 64;  // class c holds blocks of task_block_smallest << c bytes
+/// Blocks per list: a thread keeps two lists per class, the depot moves whole lists.
+inline constexpr unsigned task_block_list_size = 128;
 
 /// A free block: its first word links a thread's list, its second links lists in the depot.
 struct task_free_block {
@@ -83,7 +86,14 @@ struct task_free_block {
 class task_block_depot {
  public:
   static constexpr std::size_t class_count = task_block_classes;
-  static constexpr unsigned max_lists = 32;  // per class; class 0: 32 lists x 128 blocks x 64 B = 256 KiB
+  /// Free blocks the depot keeps per class, in bytes: a burst of tasks made on one thread and freed on
+  /// others (an outside submitter) recycles through the depot up to this many bytes of them in flight;
+  /// past it, frees go to the global allocator. It is also what the depot may keep after the burst.
+  static constexpr std::size_t max_bytes = std::size_t{32} << 20;
+  /// Lists of class c the depot keeps: class 0 (64 B), 4096 lists of 128 blocks.
+  static constexpr unsigned max_lists(std::size_t c) noexcept {
+    return static_cast<unsigned>(max_bytes / (task_block_list_size * (task_block_smallest << c)));
+  }
 
   static task_block_depot& instance() noexcept {
     static constinit task_block_depot d;
@@ -142,7 +152,7 @@ inline bool task_block_depot::put(std::size_t c, task_free_block* list) noexcept
   static task_block_depot_drain drain;  // constructed at the first list parked
   (void)drain;
   std::lock_guard<std::mutex> g(mu_);
-  if (closed_ || count_[c] >= max_lists) return false;
+  if (closed_ || count_[c] >= max_lists(c)) return false;
   list->next_list = lists_[c];
   lists_[c] = list;
   ++count_[c];
@@ -154,9 +164,9 @@ inline bool task_block_depot::put(std::size_t c, task_free_block* list) noexcept
 class task_block_cache {
  public:
   static constexpr std::size_t class_count = task_block_classes;
-  static constexpr std::size_t smallest = 64;  // class c holds blocks of smallest << c bytes
-  static constexpr unsigned per_class_limit = 256;
-  static constexpr unsigned list_size = per_class_limit / 2;  // blocks per list in the depot
+  static constexpr std::size_t smallest = task_block_smallest;
+  static constexpr unsigned list_size = task_block_list_size;  // blocks per list in the depot
+  static constexpr unsigned per_class_limit = 2 * list_size;
 
   /// The class for `size` bytes (size <= largest()).
   static constexpr std::size_t class_of(std::size_t size) noexcept {
