@@ -98,6 +98,29 @@ def is_pilfer(impl):
     return impl.startswith("pilfer")
 
 
+def capacity_lines(meta):
+    """The machine's parallel speed before and after the rows (bench/parallel_capacity.cpp), and a warning
+    when it was well below the core count: then 2-thread rows and speed-ups measure the machine."""
+    try:
+        cores = int(meta.get("cores", "0"))
+        readings = [float(meta[k]) for k in ("capacity_start", "capacity_end") if meta.get(k)]
+    except ValueError:
+        return ["Parallel capacity: not measured (unreadable reading).\n"]
+    if not readings or cores <= 0:
+        return ["Parallel capacity: not measured.\n"]
+    text = " and ".join(f"{c:.2f}" for c in readings)
+    lines = [f"Parallel capacity (bench/parallel_capacity.cpp: {cores} CPU-bound threads against one, in cores' worth "
+             f"of speed): {text} at the start and end of the run.  "]
+    if min(readings) < 0.75 * cores:
+        lines.append(f"**Warning: this machine gave {min(readings):.2f} cores' worth of speed to {cores} threads during "
+                     "the run, so multi-threaded rows, speed-ups and 2-against-1-thread ratios here measure the "
+                     "machine, not the code. Compare single-thread rows and instruction counts, or rerun on a machine "
+                     "whose cores are free.**\n")
+    else:
+        lines.append("\n")
+    return lines
+
+
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
@@ -189,6 +212,7 @@ def main():
     L.append(f"Machine: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores, {meta.get('kernel', '?')}; load average at start "
              f"{meta.get('load_start', '?')}, at end {meta.get('load_end', '?')} — shared with other jobs, so only ratios within "
              "this run mean anything. Compilers: " + meta.get("compilers", "?") + ".\n")
+    L.extend(capacity_lines(meta))
     L.append("Every pool runs 2 executing threads unless the row says t:1. median = median over all repetitions of all rounds; "
              "cv = coefficient of variation over the same samples (a row with cv ≥ 0.2 is noise-dominated). "
              "ratio = median / median of the best peer (below 1: faster than every peer).\n")

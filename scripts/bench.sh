@@ -34,7 +34,7 @@ B=build/release
 JOBS="${PILFER_JOBS:-2}"
 cmake --preset release -DPILFER_BUILD_BENCH=ON >/dev/null
 cmake --build "$B" -j "$JOBS" --target bench_deque bench_pool bench_graph bench_memory bench_latency bench_icount \
-  bench_omp_gomp bench_omp_llvm
+  bench_omp_gomp bench_omp_llvm parallel_capacity
 RUST_TARGET="$PWD/$B/bench/rust-target"
 (cd bench/rust && CARGO_TARGET_DIR="$RUST_TARGET" cargo build --release --offline --quiet)
 RUST="$RUST_TARGET/release/pilfer-rust-peers"
@@ -103,6 +103,9 @@ read -r -a programs <<< "${BENCH_PROGRAMS:-deque pool graph gomp llvm rust memor
 for p in "${programs[@]}"; do
   case "$p" in deque|pool|graph|gomp|llvm|rust|memory|latency) ;; *) echo "bench: unknown program '$p' in BENCH_PROGRAMS" >&2; exit 2 ;; esac
 done
+# The machine's parallel speed now and after the rows (bench/parallel_capacity.cpp): the report warns when it
+# is well below the core count, since then no multi-threaded row measures scaling.
+capacity_start=$("$B/bench/parallel_capacity" | sed -n 's/^capacity=\([0-9.]*\).*/\1/p')
 for r in $(seq 1 "$ROUNDS"); do
   # Rotate the order each round.
   order=("${programs[@]:$(( (r - 1) % ${#programs[@]} ))}" "${programs[@]:0:$(( (r - 1) % ${#programs[@]} ))}")
@@ -128,6 +131,8 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$raw/callgrin
   echo "compilers=$(g++ --version | head -1), $(clang++-14 --version | head -1), $(rustc --version)"
   echo "load_start=$load_start"
   echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "capacity_start=$capacity_start"
+  echo "capacity_end=$("$B/bench/parallel_capacity" | sed -n 's/^capacity=\([0-9.]*\).*/\1/p')"
   echo "seconds=$(( $(date +%s) - start ))"
   echo "icount_ops=$ICOUNT_OPS"
 } > "$raw/meta.env"
