@@ -1275,7 +1275,7 @@ class basic_pool {
   /// join(): push the second branch onto the own deque.
   PILFER_HOT_INLINE void join_push(worker& w, detail::join_branch<Sync>* job) {
     w.deque.push(job);
-    w.bump(counter::join_pushes);
+    // Counted by join_finish: as joins_popped_back when the branch comes back, as join_pushes otherwise.
     notify_local_push();
   }
 
@@ -1293,27 +1293,34 @@ class basic_pool {
     due_check(w);
     std::optional<task_base*> t = w.deque.pop();
     if (!t) {
+      w.bump(counter::join_pushes);
       join_finish_rest(w, job);
       return;
     }
-    w.bump(counter::local_pops);
     if (*t != &job) {
+      w.bump(counter::join_pushes);
+      w.bump(counter::local_pops);
       join_finish_rest(w, job, *t);
       return;
     }
-    run_popped_back(w, job, [&job] { job.run_popped_back(); });
+    // Popped back: nobody else can see the branch any more, so it runs without publishing `done`
+    // (no RMW on join's fast path), called through its own type (inlinable). One increment counts
+    // the push, the pop and the run (pool_worker.hpp, joins_popped_back).
+    w.bump(counter::joins_popped_back);
+    task_base* const outer = w.current;
+    w.current = &job;
+    job.run_popped_back();
+    w.current = outer;
   }
 
-  /// Popped back: nobody else can see the branch any more, so run it
-  /// without publishing `done` (no RMW on the fast path of join). `run` runs
-  /// the body: join_finish calls the stack_job directly, join_finish_rest
-  /// through its function pointer.
-  template <class Run>
-  PILFER_HOT_INLINE void run_popped_back(worker& w, detail::join_branch<Sync>& job, Run&& run) noexcept {
+  /// join_finish_rest popped the branch back from under other entries: nobody else can see it any
+  /// more, so it runs through its function pointer without publishing `done` (run_claimed). The
+  /// fast path in join_finish does the same through the stack_job's own type.
+  void run_popped_back(worker& w, detail::join_branch<Sync>& job) noexcept {
     task_base* const outer = w.current;
     w.current = &job;
     w.bump(counter::tasks_run);
-    run();
+    job.fn(&job, task_op::run_claimed, &sink_);
     w.current = outer;
   }
 
@@ -1332,7 +1339,7 @@ class basic_pool {
     while (std::optional<task_base*> t = w.deque.pop()) {
       w.bump(counter::local_pops);
       if (*t == &job) {
-        run_popped_back(w, job, [this, &job] { job.fn(&job, task_op::run_claimed, &sink_); });
+        run_popped_back(w, job);
         return;
       }
       if constexpr (mutation == detail::pool_mutation::old_helping) {
