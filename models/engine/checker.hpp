@@ -208,6 +208,8 @@ class checker {
   bool enabled(std::uint32_t t) const;
   bool await_satisfiable(std::uint32_t t) const;
   std::uint32_t choose(std::uint32_t n);
+  /// The execution's latest state (its number): a new decision is taken after it.
+  std::uint32_t last_state() const noexcept { return states_seen_ == 0 ? 0 : states_seen_ - 1; }
   std::uint32_t choose_recorded(const std::vector<std::uint32_t>& aux);
   bool fast_replay(std::uint32_t* aux);
   hash128 state_hash() const;
@@ -327,6 +329,10 @@ class checker {
   unsigned preemptions_ = 0;
   hash128 last_hash_{0, 0};
   bool have_last_ = false;
+  // States of this execution so far, and the first one whose hash is needed: the state after
+  // which the prefix's last (bumped) decision is taken. The replayed prefix's states before it
+  // are neither counted nor memoised, nor compared with a new state, so they are not hashed.
+  std::uint32_t states_seen_ = 0, hash_from_ = 0;
   ucontext_t sched_ctx_{};
   void* sched_sp_ = nullptr;
   std::vector<std::unique_ptr<char[]>> stacks_;

@@ -178,10 +178,13 @@ inline std::uint64_t combine_b(std::uint64_t h, std::uint64_t v) noexcept {
 
 /// One decision of an execution: the alternative taken among `count`, and for rf / mo
 /// decisions its outcome (`aux`: the rf write's gid or the mo position) so that replaying a
-/// prefix does not have to recompute and re-filter the candidates.
+/// prefix does not have to recompute and re-filter the candidates. `state`: the number of the
+/// execution's state (scheduling point, counted from 0) after which it was taken — the same in
+/// every replay of a prefix that includes it, since a replay repeats the run that took it.
 struct decision {
   std::uint32_t chosen, count;
   std::uint32_t aux = 0xFFFFFFFFu;
+  std::uint32_t state = 0;
 };
 
 

@@ -11,12 +11,15 @@
 //   scheduling point the graph is hashed canonically (128 bits: per-thread event sequences
 //   with rf named as (thread key, index), per-location mo lists, thread keys derived from
 //   creation ancestry, location keys from (creating thread, creation counter)); a state seen
-//   before is not explored again. Random mode draws every decision from a seeded PRNG.
+//   before is not explored again. (The replayed prefix's states are not: only the one that its
+//   last, bumped decision follows is hashed, to be compared with the first new state.) Random
+//   mode draws every decision from a seeded PRNG.
 //
 // The memo table and the canonical state hash are in memo.cpp; which rf / mo choices are
 // offered, in rf_mo_choices.cpp and consistency.cpp.
 #include "checker.hpp"
 
+#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -42,7 +45,7 @@ std::uint32_t checker::choose(std::uint32_t n) {
   }
   std::uint32_t c = 0;
   if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
-  path_.push_back(decision{c, n});
+  path_.push_back(decision{c, n, 0xFFFFFFFFu, last_state()});
   ++depth_;
   return c;
 }
@@ -63,7 +66,7 @@ std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
   }
   std::uint32_t c = 0;
   if (opt_.how == mode::random) c = static_cast<std::uint32_t>(rng_() % n);
-  path_.push_back(decision{c, n, aux[c]});
+  path_.push_back(decision{c, n, aux[c], last_state()});
   ++depth_;
   return c;
 }
@@ -223,6 +226,8 @@ void checker::reset_execution() {
   last_run_ = none;
   preemptions_ = 0;
   have_last_ = false;
+  states_seen_ = 0;
+  hash_from_ = prefix_ == 0 || prefix_ > path_.size() ? 0 : path_[prefix_ - 1].state;
 }
 
 void checker::cleanup_execution() {
@@ -257,16 +262,23 @@ checker::outcome checker::run_execution() {
     if (opt_.how == mode::exhaustive && !replaying_token_) {
       // (the same state seen twice in a row is one visit: a thread started or resumed
       // without adding an event yet)
-      const hash128 h = state_hash();
-      if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
-        if (memo_seen(h)) {
-          pruned_ = true;
-          break;
+      const std::uint32_t state = states_seen_++;
+      // A replayed state before the one the bumped decision follows is not hashed: only the
+      // states from the bumped decision on are memoised, and only the one just before it is
+      // compared with them. (The replay repeats the run that took the decision, state by state.)
+      if (depth_ >= prefix_ || state >= hash_from_) {
+        assert(depth_ < prefix_ || prefix_ == 0 || state > hash_from_);  // the state before was hashed
+        const hash128 h = state_hash();
+        if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
+          if (memo_seen(h)) {
+            pruned_ = true;
+            break;
+          }
+          ++res_.states;
         }
-        ++res_.states;
+        last_hash_ = h;
+        have_last_ = true;
       }
-      last_hash_ = h;
-      have_last_ = true;
     } else {
       ++res_.states;
     }
