@@ -16,6 +16,13 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   mthread& th = threads_[cur_];
   const auto id = static_cast<std::uint32_t>(locs_.size());
   location l;
+  l.mo = reuse(spare32_);
+  l.acc = reuse(spare32_);
+  if (alt_active_) {  // (label_location sizes them)
+    l.alt_key = reuse(spare64_);
+    l.alt_mo_ha = reuse(spare64_);
+    l.alt_mo_hb = reuse(spare64_);
+  }
   l.kind = k;
   l.info = info;
   l.creator = cur_;
@@ -257,7 +264,8 @@ std::uint32_t checker::add_fence(unsigned t, order_site s, std::memory_order o, 
   e.sc = o == std::memory_order_seq_cst;
   compute_views(e, threads_[t]);
   const auto gid = add_event(e, none);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
+  edges.clear();
   if (psc_needed(events_[gid], true) && !psc_ok(gid, &edges)) {
     // cannot happen for a fence that is porf-maximal (it has no outgoing psc edges)
     remove_last_event();

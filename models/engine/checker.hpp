@@ -317,6 +317,35 @@ class checker {
   };
   std::vector<read_candidate> scratch_cands_;
   std::vector<std::uint32_t> scratch_good_, scratch_aux_;
+  // write_choose's mo positions and consistent ones; the new psc edges of the event being added
+  std::vector<std::uint32_t> scratch_positions_, scratch_good_positions_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> scratch_edges_;
+  // The vectors of the previous execution's threads and locations (event lists, mo, accesses,
+  // symmetry labels), emptied and kept for their capacity: a new thread or location takes them,
+  // so an execution allocates nothing there once one as long has run. A vector made elsewhere
+  // (start_symmetry(), finishing) is kept too, so the pools are capped.
+  static constexpr std::size_t spare_cap = 4096;
+  std::vector<std::vector<std::uint32_t>> spare32_;
+  std::vector<std::vector<std::uint64_t>> spare64_;
+  template <class T>
+  static void recycle(std::vector<T>& v, std::vector<std::vector<T>>& pool) {
+    if (v.capacity() == 0 || pool.size() >= spare_cap) return;
+    v.clear();
+    pool.push_back(std::move(v));
+  }
+  template <class T>
+  static std::vector<T> reuse(std::vector<std::vector<T>>& pool) {
+    if (pool.empty()) return {};
+    std::vector<T> v = std::move(pool.back());
+    pool.pop_back();
+    return v;
+  }
+  // psc_ok's working sets, reused (psc_ok is not re-entered; `add` is swapped into its `edges`)
+  struct psc_scratch {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> add, stack;
+    std::vector<std::uint32_t> out_acc, out_fence_w, out_fence_eco;
+    std::vector<std::uint8_t> colour;
+  } psc_scratch_;
   std::vector<std::vector<std::uint64_t>> psc_;             // committed psc edges (row u: bits v)
   std::chrono::steady_clock::time_point last_progress_{};  // options::on_progress's previous call
   bool unbranched_ = false;                                 // between stop_branching() and resume_branching()

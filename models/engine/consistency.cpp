@@ -96,7 +96,9 @@ bool checker::psc_needed(const event& e, bool added) const {
 /// psc graph stays acyclic.
 bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std::uint32_t>>* edges) {
   const event& e = events_[gid];
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> add;
+  // (scratch vectors reused across calls: no allocation per check once they have grown)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& add = psc_scratch_.add;
+  add.clear();
   const std::size_t s = sc_nodes_.size();
   const bool e_access = e.rd || e.wr;
   const auto sc_of = [&](const event& x) { return static_cast<std::uint32_t>(x.sc_idx); };
@@ -106,7 +108,12 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
     // (psc_F = [F];hb;eco;hb;[F]).
     const location& l = locs_[e.loc];
     const std::uint64_t ke = key_of(e);
-    std::vector<std::uint32_t> out_acc, out_fence_w, out_fence_eco;
+    std::vector<std::uint32_t>& out_acc = psc_scratch_.out_acc;
+    std::vector<std::uint32_t>& out_fence_w = psc_scratch_.out_fence_w;
+    std::vector<std::uint32_t>& out_fence_eco = psc_scratch_.out_fence_eco;
+    out_acc.clear();
+    out_fence_w.clear();
+    out_fence_eco.clear();
     for (auto yg : l.acc) {
       const event& y = events_[yg];
       if (yg == gid || !(y.rd || y.wr) || key_of(y) <= ke) continue;
@@ -203,13 +210,15 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
   // Only edges into the new event (it is porf-maximal and has no out-edges yet): no cycle.
   const auto me = static_cast<std::uint32_t>(e.sc_idx);
   if (e.sc && std::all_of(add.begin(), add.end(), [&](const auto& x) { return x.second == me; })) {
-    if (edges) *edges = std::move(add);
+    if (edges) edges->swap(add);
     return true;
   }
   std::sort(add.begin(), add.end());
   add.erase(std::unique(add.begin(), add.end()), add.end());
-  std::vector<std::uint8_t> colour(s, 0);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
+  std::vector<std::uint8_t>& colour = psc_scratch_.colour;
+  colour.assign(s, 0);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& stack = psc_scratch_.stack;
+  stack.clear();
   const auto successor = [&](std::uint32_t u, std::uint32_t& next, std::uint32_t* v) {
     const std::uint32_t bits = u < psc_.size() ? static_cast<std::uint32_t>(psc_[u].size() * 64) : 0;
     while (next < bits) {
@@ -252,7 +261,7 @@ bool checker::psc_ok(std::uint32_t gid, std::vector<std::pair<std::uint32_t, std
       stack.pop_back();
     }
   }
-  if (edges) *edges = std::move(add);
+  if (edges) edges->swap(add);
   return true;
 }
 

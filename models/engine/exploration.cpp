@@ -202,6 +202,20 @@ void checker::report_progress(std::chrono::steady_clock::time_point t0, bool fin
 }
 
 void checker::reset_execution() {
+  for (mthread& th : threads_) {
+    recycle(th.events, spare32_);
+    recycle(th.alt_key, spare64_);
+    recycle(th.alt_ha, spare64_);
+    recycle(th.alt_hb, spare64_);
+    recycle(th.sym_terms, spare64_);
+  }
+  for (location& l : locs_) {
+    recycle(l.mo, spare32_);
+    recycle(l.acc, spare32_);
+    recycle(l.alt_key, spare64_);
+    recycle(l.alt_mo_ha, spare64_);
+    recycle(l.alt_mo_hb, spare64_);
+  }
   threads_.clear();
   threads_.reserve(max_threads + 1);  // + the fiber that may destroy the scenario when finishing
   events_.clear();
@@ -243,6 +257,7 @@ checker::outcome checker::run_execution() {
   reset_execution();
   running_ = true;
   threads_.emplace_back();
+  threads_[0].events = reuse(spare32_);
   threads_[0].key = mix64(0x1234567ull);
   threads_[0].sym_key = threads_[0].key;
   threads_[0].rng = threads_[0].key;

@@ -124,7 +124,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   }
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
   const auto gid = add_event(e, pos);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
+  edges.clear();
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
@@ -144,7 +145,9 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   location& l = locs_[lid];
   mthread& th = threads_[cur_];
   const std::uint32_t L = visible_bound(cur_, l);
-  std::vector<std::uint32_t> positions;
+  // (scratch vectors reused across calls: no allocation per write once they have grown)
+  std::vector<std::uint32_t>& positions = scratch_positions_;
+  positions.clear();
   for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
     if (p < l.mo.size() && events_[l.mo[p]].rd) continue;  // would split an RMW from its source
     positions.push_back(p);
@@ -152,7 +155,8 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   proto.wr = true;
   compute_views(proto, th);
   std::uint32_t fastp = 0;
-  std::vector<std::uint32_t> good;
+  std::vector<std::uint32_t>& good = scratch_good_positions_;
+  good.clear();
   if (fast_replay(&fastp)) {
     positions.clear();
     good.push_back(fastp);
@@ -174,7 +178,8 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   }
   const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
   const auto gid = add_event(proto, p);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
+  edges.clear();
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);

@@ -16,6 +16,13 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   const auto child = static_cast<std::uint32_t>(threads_.size());
   mthread& parent = threads_[cur_];
   mthread th;
+  th.events = reuse(spare32_);
+  if (alt_active_) {  // (label_spawned sizes them)
+    th.alt_key = reuse(spare64_);
+    th.alt_ha = reuse(spare64_);
+    th.alt_hb = reuse(spare64_);
+    th.sym_terms = reuse(spare64_);
+  }
   th.key = combine(parent.key, ++parent.children);
   label_spawned(th, parent);  // sym_key, and the keys under the other labelings (symmetry.cpp)
   th.rng = mix64(th.sym_key);
