@@ -365,6 +365,9 @@ class checker {
   ucontext_t sched_ctx_{};
   void* sched_sp_ = nullptr;
   std::vector<std::unique_ptr<char[]>> stacks_;
+  // ucontext targets: thread t's saved context (kept across executions, like its stack; not in
+  // mthread, which is made for every thread of every execution)
+  std::vector<std::unique_ptr<ucontext_t>> contexts_;
 #if defined(PILFER_MODEL_ASAN)
   void* fake_stack_ = nullptr;
   const void* sched_bottom_ = nullptr;

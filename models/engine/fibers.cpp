@@ -119,11 +119,13 @@ void checker::switch_to(std::uint32_t t) {
     for (int i = 0; i < 6; ++i) *--sp = nullptr;                      // rbp rbx r12-r15
     th.sp = sp;
 #else
-    getcontext(&th.ctx);
-    th.ctx.uc_stack.ss_sp = stacks_[slot].get();
-    th.ctx.uc_stack.ss_size = stack_size;
-    th.ctx.uc_link = &sched_ctx_;
-    makecontext(&th.ctx, &checker::fiber_entry, 0);
+    while (contexts_.size() <= slot) contexts_.push_back(std::make_unique<ucontext_t>());
+    ucontext_t& ctx = *contexts_[slot];
+    getcontext(&ctx);
+    ctx.uc_stack.ss_sp = stacks_[slot].get();
+    ctx.uc_stack.ss_size = stack_size;
+    ctx.uc_link = &sched_ctx_;
+    makecontext(&ctx, &checker::fiber_entry, 0);
 #endif
   }
 #if defined(PILFER_MODEL_ASAN)
@@ -132,7 +134,7 @@ void checker::switch_to(std::uint32_t t) {
 #if defined(PILFER_MODEL_ASM_SWITCH)
   pilfer_model_switch(&sched_sp_, th.sp);
 #else
-  swapcontext(&sched_ctx_, &th.ctx);
+  swapcontext(&sched_ctx_, contexts_[t].get());
 #endif
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_finish_switch_fiber(fake_stack_, nullptr, nullptr);
@@ -150,7 +152,7 @@ void checker::switch_to_scheduler(bool for_good) {
 #if defined(PILFER_MODEL_ASM_SWITCH)
   pilfer_model_switch(&threads_[cur_].sp, sched_sp_);
 #else
-  swapcontext(&threads_[cur_].ctx, &sched_ctx_);
+  swapcontext(contexts_[cur_].get(), &sched_ctx_);
 #endif
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
