@@ -238,6 +238,8 @@ class checker {
   /// What an event adds to its thread's sequence hash under a labeling: kind, location, rf
   /// source, other thread (for a symmetric group's spawn or join, the group, not the thread).
   std::uint64_t event_descriptor(const event& e, std::size_t labeling) const noexcept;
+  /// The keys event_descriptor(e, labeling) reads are the threads' own: it equals labeling 0's.
+  bool labels_agree(const event& e, std::size_t labeling) const noexcept;
   void label_spawned(mthread& child, const mthread& parent) const;  // spawn(): sym_key, alt keys
   void label_location(location& l, const mthread& creator);         // new_location(): alt keys, alt sums
   void rehash_mo(location& l, std::uint32_t gid);                   // commit(): mo chains, loc sums
@@ -245,7 +247,7 @@ class checker {
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
-  std::uint32_t add_event(event e, std::uint32_t mo_index);  // returns gid
+  std::uint32_t add_event(const event& e, std::uint32_t mo_index);  // returns gid
   void remove_last_event();
   void commit(std::uint32_t gid);  // thread-state and hash updates after add_event
   std::uint32_t visible_bound(std::uint32_t t, const location& l) const;

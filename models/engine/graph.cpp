@@ -39,8 +39,9 @@ void checker::compute_views(event& e, const mthread& t) const {
   }
 }
 
-std::uint32_t checker::add_event(event e, std::uint32_t mo_index) {
+std::uint32_t checker::add_event(const event& proto, std::uint32_t mo_index) {
   const auto gid = static_cast<std::uint32_t>(events_.size());
+  event& e = events_.emplace_back(proto);  // (filled in place: an event is ~200 bytes)
   mthread& th = threads_[e.thread];
   th.events.push_back(gid);
   if (e.loc != none) {
@@ -58,12 +59,11 @@ std::uint32_t checker::add_event(event e, std::uint32_t mo_index) {
     sc_nodes_.push_back(gid);
     if (e.kind == ek::fence) ++sc_fences_;
   }
-  events_.push_back(e);
   return gid;
 }
 
 void checker::remove_last_event() {
-  const event e = events_.back();
+  const event& e = events_.back();  // (popped last)
   threads_[e.thread].events.pop_back();
   if (e.loc != none) {
     location& l = locs_[e.loc];
@@ -99,9 +99,17 @@ void checker::commit(std::uint32_t gid) {
   }
   // sequence hash: kind, location key, rf source (thread key, index), other thread
   const std::uint64_t d = event_descriptor(e, 0);
-  th.ha = combine(th.ha, d);
-  th.hb = combine_b(th.hb, d);
+  const std::uint64_t ha0 = th.ha, hb0 = th.hb;
+  th.ha = combine(ha0, d);
+  th.hb = combine_b(hb0, d);
   for (std::size_t q = 0; q < th.alt_ha.size(); ++q) {
+    // (under most labelings the event names the same keys, and the thread's sequence hashes
+    // often agree with its own: then the results are the ones just computed)
+    if (labels_agree(e, q + 1)) {
+      th.alt_ha[q] = th.alt_ha[q] == ha0 ? th.ha : combine(th.alt_ha[q], d);
+      th.alt_hb[q] = th.alt_hb[q] == hb0 ? th.hb : combine_b(th.alt_hb[q], d);
+      continue;
+    }
     const std::uint64_t dq = event_descriptor(e, q + 1);
     th.alt_ha[q] = combine(th.alt_ha[q], dq);
     th.alt_hb[q] = combine_b(th.alt_hb[q], dq);

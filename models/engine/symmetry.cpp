@@ -198,19 +198,47 @@ std::uint64_t checker::event_descriptor(const event& e, std::size_t labeling) co
   return d;
 }
 
+/// Whether every key event_descriptor(e, labeling) reads is the same under `labeling` as under
+/// the threads' own: then the descriptor is event_descriptor(e, 0).
+bool checker::labels_agree(const event& e, std::size_t labeling) const noexcept {
+  if (e.loc != none && loc_key(e.loc, labeling) != locs_[e.loc].key) return false;
+  if (e.rf != none) {
+    const std::uint32_t w = events_[e.rf].thread;
+    if (thread_key(w, labeling) != threads_[w].key) return false;
+  }
+  if (e.other != none) {
+    const mthread& o = threads_[e.other];
+    const bool group_role = (e.kind == ek::spawn || e.kind == ek::join) && o.group_member != none;
+    if (!group_role && thread_key(e.other, labeling) != o.key) return false;
+  }
+  return true;
+}
+
 /// The mo hash chains the writes in mo order. mo_ha/mo_hb always hash the committed list (a
 /// tentative write removed again never reached here), so a write appended at the end of mo
 /// extends the chain; one inserted before others rehashes the list.
 void checker::rehash_mo(location& l, std::uint32_t gid) {
   const std::uint32_t lid = static_cast<std::uint32_t>(&l - locs_.data());
+  const bool appended = l.mo.back() == gid;
+  // labeling 0's chains before and after, and its change of the sums: a labeling under which the
+  // location, the writer and the chain so far are named alike changes the same way
+  std::uint64_t old_a0 = 0, old_b0 = 0, new_a0 = 0, new_b0 = 0, delta_a0 = 0, delta_b0 = 0;
   for (std::size_t lab = 0; lab < labelings(); ++lab) {
     std::uint64_t& mo_a = lab == 0 ? l.mo_ha : l.alt_mo_ha[lab - 1];
     std::uint64_t& mo_b = lab == 0 ? l.mo_hb : l.alt_mo_hb[lab - 1];
     std::uint64_t& sum_a = lab == 0 ? loc_hash_sum_a_ : alt_loc_sum_a_[lab - 1];
     std::uint64_t& sum_b = lab == 0 ? loc_hash_sum_b_ : alt_loc_sum_b_[lab - 1];
     std::uint64_t a = 0, b = 0;
-    if (l.mo.back() == gid) {
+    if (appended) {
       const event& e = events_[gid];
+      if (lab > 0 && mo_a == old_a0 && mo_b == old_b0 && thread_key(e.thread, lab) == threads_[e.thread].key &&
+          loc_key(lid, lab) == l.key) {
+        sum_a += delta_a0;
+        sum_b += delta_b0;
+        mo_a = new_a0;
+        mo_b = new_b0;
+        continue;
+      }
       const std::uint64_t k = combine(thread_key(e.thread, lab), e.index);
       a = combine(mo_a, k);
       b = combine_b(mo_b, k);
@@ -223,8 +251,18 @@ void checker::rehash_mo(location& l, std::uint32_t gid) {
       }
     }
     const std::uint64_t key = loc_key(lid, lab);
-    sum_a += combine(key, a) - combine(key, mo_a);
-    sum_b += combine_b(key, b) - combine_b(key, mo_b);
+    const std::uint64_t delta_a = combine(key, a) - combine(key, mo_a);
+    const std::uint64_t delta_b = combine_b(key, b) - combine_b(key, mo_b);
+    if (lab == 0) {
+      old_a0 = mo_a;
+      old_b0 = mo_b;
+      new_a0 = a;
+      new_b0 = b;
+      delta_a0 = delta_a;
+      delta_b0 = delta_b;
+    }
+    sum_a += delta_a;
+    sum_b += delta_b;
     mo_a = a;
     mo_b = b;
   }
@@ -258,8 +296,11 @@ hash128 checker::symmetric_state_hash() const {
         const std::uint64_t hb = lab == 0 ? th.hb : th.alt_hb[lab - 1];
         std::uint64_t ry_lab = th.fresh_loc == none ? 0 : combine(loc_key(th.fresh_loc, lab), 0x5eed'0000'0004ull);
         for (auto l : th.spin_locs) ry_lab += mix64(loc_key(l, lab));
-        th.sym_terms[2 * lab] = combine(combine(combine(key, ha), extra), ry_lab);
-        th.sym_terms[2 * lab + 1] = combine_b(combine_b(combine_b(key, hb), extra), ry_lab);
+        // (a thread outside the groups whose events name no group member has labeling 0's terms)
+        const bool same = lab > 0 && key == th.key && ry_lab == ry;
+        th.sym_terms[2 * lab] = same && ha == th.ha ? th.sym_terms[0] : combine(combine(combine(key, ha), extra), ry_lab);
+        th.sym_terms[2 * lab + 1] =
+            same && hb == th.hb ? th.sym_terms[1] : combine_b(combine_b(combine_b(key, hb), extra), ry_lab);
       }
     }
     for (std::size_t k = 0; k < 2 * n; ++k) sums_[k] += th.sym_terms[k];
