@@ -1240,6 +1240,7 @@ class basic_pool {
     while (std::optional<task_base*> t = w.deque.pop()) {
       w.bump(counter::local_pops);
       if (is_tombstone(*t) || detail::descends_from(*t, ours)) {
+        due_check(w);  // POOL-8: every waited task counts toward the hand-off interval
         execute(w, *t);
       } else {
         reroute(w, *t);
@@ -1472,8 +1473,12 @@ struct pool_access {
     if (t) w.bump(counter::local_pops);
     return t;
   }
-  /// Run a task the calling worker took off a queue itself (counted like the worker loop's).
-  static void run_taken(pool_type& p, worker& w, task_base* t) { p.execute(w, t); }
+  /// Run a task the calling worker took off a queue itself (counted like the worker loop's, and
+  /// toward the POOL-8 hand-off interval, as every task a wait runs).
+  static void run_taken(pool_type& p, worker& w, task_base* t) {
+    p.due_check(w);
+    p.execute(w, t);
+  }
   /// A task the calling wait may not run on its frame: hand it on (reroute()).
   static void hand_on(pool_type& p, worker& w, task_base* t) { p.reroute(w, t); }
   /// The pool's wait (await()): help only tasks `ours` accepts, then block with a spare standing in.
@@ -1498,13 +1503,17 @@ struct pool_access {
       s->block();
       return;
     }
+    // POOL-8: the waited task counts toward the hand-off interval, as in every wait (a recursion
+    // through submit().get() on one worker would otherwise never look at the injector).
     if (task_base* t = p.pop_own_if(*w, [s](task_base* x) { return x == s; })) {
+      p.due_check(*w);
       p.execute(*w, t);  // the queue entry itself: no tombstone
       if (s->code() != state::pending) return;
     }
     if constexpr (pool_type::mutation != pool_mutation::old_helping) {
       // An affinity task is claimed only by its own worker (POOL-15).
       if ((s->affinity == ~0u || s->affinity == w->index) && s->claim()) {
+        p.due_check(*w);
         p.run_claimed(*w, s);
         return;
       }

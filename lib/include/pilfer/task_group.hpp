@@ -487,15 +487,25 @@ class basic_task_group {
     // after the kept one was collected replaces it — a run() that found a
     // wait in progress did not forget the collected one, and this one
     // would otherwise reach nobody. One of a later round while an earlier
-    // round's is kept and not yet collected (a wait of that round is still
-    // inside: run() did not forget) goes to on_uncaught: the group keeps
-    // one exception, and no wait of the earlier round may get a later
-    // round's.
+    // round's is kept and not yet collected goes to on_uncaught when a wait
+    // is inside (run() did not forget): the group keeps one exception, and
+    // that wait may be one of the earlier round, which returns with the
+    // earlier exception without waiting for this task. With no wait inside,
+    // nobody has seen the kept one and every wait that begins from now on
+    // covers this task too: the rounds merge and this one is dropped like a
+    // second exception of one round (POOL-10: a wait rethrows one of them).
+    // Without that, tasks that fail as fast as run() adds them (cancelled by
+    // shutdown, each ending a round before the next run()) sent all but the
+    // first to on_uncaught.
     // The round: the crossings field while this task is still counted
     // (no crossing can come before its own decrement below). [pool.G2]
     // relaxed: the load is after the task's count in modification order
-    // (its run happens after its run(), coherence).
-    const std::uint64_t round = state_.load(PILFER_SITE("pool.G2", relaxed)) & crossing_mask;
+    // (its run happens after its run(), coherence). A wait that enters
+    // later in that order saw the crossing that ended the kept exception's
+    // round, so it waits for this task's round as well.
+    const std::uint64_t now = state_.load(PILFER_SITE("pool.G2", relaxed));
+    const std::uint64_t round = now & crossing_mask;
+    const bool wait_inside = (now & inside_mask) != 0;
     std::exception_ptr later_round;
     {
       std::lock_guard<typename Sync::mutex> g(members_mu_);
@@ -503,7 +513,7 @@ class basic_task_group {
         error_.write() = std::move(e);
         error_round_.write() = round;
         collected_.write() = false;
-      } else if (error_round_.read() != round) {
+      } else if (error_round_.read() != round && wait_inside) {
         later_round = std::move(e);
       }
     }
