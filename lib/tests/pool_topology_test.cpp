@@ -142,6 +142,17 @@ TEST(Topology, FlatAndOneNodeDegradeGracefully) {
   pilfer::pool r({.threads = 1, .pin = true, .topo = pilfer::topology{{{1000, 0, 0, 0}}}});
   EXPECT_EQ(r.pinned_cpu(0), -1);  // ...CPU 1000 does not: unpinned
   EXPECT_EQ(r.submit([] { return 6; }).get(), 6);
+  // More workers than cores: at most one pinned worker per core, the rest unpinned. Before, placement
+  // wrapped around and pinned worker 2 onto worker 0's CPU (an independent breaker: 0 1 0 on 2 cores).
+  pilfer::pool s({.threads = 5, .pin = true, .topo = pilfer::topology::synthetic("core:2")});
+  std::set<int> pinned;
+  for (unsigned i = 0; i < 5; ++i) {
+    const int cpu = s.pinned_cpu(i);
+    if (cpu < 0) continue;
+    EXPECT_TRUE(pinned.insert(cpu).second) << "worker " << i << " pinned to CPU " << cpu << " again";
+  }
+  for (unsigned i = 2; i < 5; ++i) EXPECT_EQ(s.pinned_cpu(i), -1) << "worker " << i << " past the 2 cores";
+  EXPECT_EQ(s.submit([] { return 7; }).get(), 7);
 }
 
 // @verifies POOL-13

@@ -364,7 +364,9 @@ class basic_pool {
     std::memcpy(nm, base.data() + (base.size() - keep), keep);
     std::memcpy(nm + keep, suffix, suffix_len + 1);
     ::pthread_setname_np(h, nm);
-    if (opts_.pin && !w.spare) {
+    // POOL-13: at most one pinned worker per core. place() gives the first num_cores() workers one
+    // core each and wraps around after that: the workers past the core count stay unpinned.
+    if (opts_.pin && !w.spare && w.index < topo_.num_cores()) {
       const processing_unit& pu = topo_.pus()[placement_[w.index]];
       if (pu.os_index < CPU_SETSIZE) {
         cpu_set_t set;
