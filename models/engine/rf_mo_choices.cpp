@@ -15,29 +15,31 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
                                    bool* success) {
   location& l = locs_[lid];
   mthread& th = threads_[cur_];
-  const std::uint32_t L = visible_bound(cur_, l);
-  std::uint32_t lo = L;
+  // The lowest mo position offered: the coherence bound, or the mo-latest write (`latest`).
+  bool latest = false;
   // fair visibility after a spin hint / yield: a spinning read (a location the thread read
   // in the loop iteration before the hint) reads the latest store the first time it is read
   // again. Other locations are not affected: they keep every value coherence allows.
   if (auto it = std::find(th.spin_locs.begin(), th.spin_locs.end(), lid); it != th.spin_locs.end()) {
-    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    latest = true;
     th.spin_locs.erase(it);
   }
   if (force_latest_) {  // mutex lock: the lock is free, its mo-last write is an unlock
-    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    latest = true;
     force_latest_ = false;
   }
   // a woken waiter re-reads the latest store (as futex-based implementations do)
   if (th.fresh_loc == lid) {
-    lo = static_cast<std::uint32_t>(l.mo.size() - 1);
+    latest = true;
     th.fresh_loc = none;
   }
   const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
   const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
   using cand = read_candidate;
-  const auto build = [&](const cand& c) {
-    event e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
+  // build(c, e): the read (or RMW) event of candidate c, made in e (~200 bytes: in place, not
+  // returned and copied)
+  const auto build = [&](const cand& c, event& e) {
+    e = (is_cas && !c.rmw && fail_proto) ? *fail_proto : proto;
     e.rd = true;
     e.rf = c.w;
     e.rval = events_[c.w].wval & mask;
@@ -59,7 +61,6 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       e.rel = false;
     }
     compute_views(e, th);
-    return e;
   };
   const auto rmw_from = [&](std::uint32_t p) {
     const std::uint32_t w = l.mo[p];
@@ -72,8 +73,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       await_unsatisfied_ = true;
       return none;
     }
-    e = build(cand{fast, rmw_from(events_[fast].mo_pos)});
+    build(cand{fast, rmw_from(events_[fast].mo_pos)}, e);
   } else {
+    // (the bound is needed only here: a replayed read takes its recorded source)
+    const std::uint32_t lo = latest ? static_cast<std::uint32_t>(l.mo.size() - 1) : visible_bound(cur_, l);
     // (scratch vectors reused across calls: no allocation per read once they have grown)
     std::vector<cand>& cands = scratch_cands_;
     cands.clear();
@@ -92,7 +95,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     aux.clear();
     for (std::uint32_t i = 0; i < cands.size(); ++i) {
       const cand& c = cands[i];
-      const event x = build(c);
+      event& x = e;  // (a trial: e is made again from the chosen candidate below)
+      build(c, x);
       if (psc_needed(x, false)) {
         const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
         const bool fine = psc_ok(gid, nullptr);
@@ -115,7 +119,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       pruned_ = true;
     } else {
       const cand chosen = cands[good[choose_recorded(aux)]];
-      e = build(chosen);
+      build(chosen, e);
     }
   }
   if (pruned_) {  // no consistent source
@@ -144,22 +148,22 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
 std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   location& l = locs_[lid];
   mthread& th = threads_[cur_];
-  const std::uint32_t L = visible_bound(cur_, l);
-  // (scratch vectors reused across calls: no allocation per write once they have grown)
-  std::vector<std::uint32_t>& positions = scratch_positions_;
-  positions.clear();
-  for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
-    if (p < l.mo.size() && events_[l.mo[p]].rd) continue;  // would split an RMW from its source
-    positions.push_back(p);
-  }
   proto.wr = true;
   compute_views(proto, th);
-  std::uint32_t fastp = 0;
+  // (scratch vectors reused across calls: no allocation per write once they have grown)
+  std::vector<std::uint32_t>& positions = scratch_positions_;
   std::vector<std::uint32_t>& good = scratch_good_positions_;
+  positions.clear();
   good.clear();
-  if (fast_replay(&fastp)) {
-    positions.clear();
+  std::uint32_t fastp = 0;
+  if (fast_replay(&fastp)) {  // a replayed write takes its recorded position
     good.push_back(fastp);
+  } else {
+    const std::uint32_t L = visible_bound(cur_, l);
+    for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
+      if (p < l.mo.size() && events_[l.mo[p]].rd) continue;  // would split an RMW from its source
+      positions.push_back(p);
+    }
   }
   for (auto p : positions) {
     if (unbranched_ && !good.empty()) break;  // only the first consistent position is taken
