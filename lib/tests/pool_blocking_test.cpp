@@ -1001,7 +1001,7 @@ TEST(PoolWaitClaim, JoinBranchStolenByAnUnrelatedWaitStaysReachable) {
 // fib(27) through submit().get() started X at call 635 621 of 635 621, and a 20 000-task graph run
 // waited inside a task started X after its last task (handoffs = 0 in both).
 template <class Step>
-void expect_hand_off_under(const char* what, Step step) {
+void expect_hand_off_under(const char* what, std::uint64_t cap, Step step) {
   pilfer::pool p({.threads = 1});
   watchdog dog(what, 120s, &p);
   const std::uint64_t interval = p.options().injector_interval;
@@ -1009,7 +1009,6 @@ void expect_hand_off_under(const char* what, Step step) {
   counter steps{0};
   std::uint64_t steps_until_handoff = 0;  // written by the loop task, read after loop.get()
   bool handed_off = false;
-  const std::uint64_t cap = 5'000'000;
   auto loop = p.submit([&] {
     // Nothing else is submitted from outside: before X the injector is empty and no hand-off is counted.
     bool seen = false;
@@ -1039,8 +1038,8 @@ void expect_hand_off_under(const char* what, Step step) {
 
 // @verifies POOL-8
 TEST(PoolFairness, HandleWaitsHandOffAnOutsideTask) {
-  expect_hand_off_under("get() of the task just submitted (popped back)", [](pilfer::pool& p) { p.submit([] {}).get(); });
-  expect_hand_off_under("get() of the older of two (claimed)", [](pilfer::pool& p) {
+  expect_hand_off_under("get() of the task just submitted (popped back)", 5'000'000, [](pilfer::pool& p) { p.submit([] {}).get(); });
+  expect_hand_off_under("get() of the older of two (claimed)", 5'000'000, [](pilfer::pool& p) {
     auto a = p.submit([] {});
     auto b = p.submit([] {});
     a.get();
@@ -1050,7 +1049,7 @@ TEST(PoolFairness, HandleWaitsHandOffAnOutsideTask) {
 
 // @verifies POOL-8 GRAPH-10
 TEST(PoolFairness, GraphWaitsHandOffAnOutsideTask) {
-  expect_hand_off_under("a graph run waited inside a task", [](pilfer::pool& p) {
+  expect_hand_off_under("a graph run waited inside a task", 5'000'000, [](pilfer::pool& p) {
     pilfer::graph g("step");
     g.emplace([] {});
     g.emplace([] {});
@@ -1060,7 +1059,7 @@ TEST(PoolFairness, GraphWaitsHandOffAnOutsideTask) {
 
 // @verifies POOL-8
 TEST(PoolFairness, GroupWaitsHandOffAnOutsideTask) {
-  expect_hand_off_under("a task group waited inside a task", [](pilfer::pool& p) {
+  expect_hand_off_under("a task group waited inside a task", 5'000'000, [](pilfer::pool& p) {
     pilfer::task_group g(p);
     g.run([] {});
     g.run([] {});
@@ -1075,39 +1074,6 @@ TEST(PoolFairness, GroupWaitsHandOffAnOutsideTask) {
 // POOL-8 "Limit".)
 // @verifies POOL-8
 TEST(PoolFairness, JoinHandsOffAnOutsideTaskWithinTheInterval) {
-  pilfer::pool p({.threads = 1});
-  watchdog dog("hand-off of an outside task under join", 120s, &p);
-  const std::uint64_t interval = p.options().injector_interval;
-  flag queued{0}, x_started{0};
-  counter joins{0};
-  std::uint64_t joins_until_handoff = 0;  // written by the loop task, read after loop.get()
-  bool handed_off = false;
-  const std::uint64_t cap = 50'000'000;
-  auto loop = p.submit([&] {
-    // Nothing else is ever submitted from outside: before X the injector is
-    // empty and no hand-off is counted.
-    bool seen = false;
-    while (load(x_started) == 0 && load(joins) < cap) {
-      pilfer::join(p, [] {}, [] {});
-      add(joins);
-      if (handed_off) continue;
-      if (!seen && load(queued) == 0) continue;
-      if (seen) ++joins_until_handoff;
-      seen = true;
-      if (p.stats().total.handoffs > 0) handed_off = true;
-    }
-  });
-  while (load(joins) < 1000) std::this_thread::yield();
-  auto x = p.submit([&] { store(x_started, 1); });
-  store(queued, 1);
-  x.get();
-  loop.get();
-  std::printf("hand-off after %llu joins (interval %llu); the loop ran %llu joins in all\n",
-              static_cast<unsigned long long>(joins_until_handoff), static_cast<unsigned long long>(interval),
-              static_cast<unsigned long long>(load(joins)));
-  EXPECT_LT(load(joins), cap) << "X did not start while the join loop ran";
-  // No spare exists before the first hand-off and the one worker never
-  // leaves the loop: X leaves the injector only through a hand-off.
-  EXPECT_TRUE(handed_off);
-  EXPECT_LE(joins_until_handoff, interval + 1);
+  // A join arm costs ~20 ns: a larger cap gives the spare time to be scheduled on a loaded machine.
+  expect_hand_off_under("join", 50'000'000, [](pilfer::pool& p) { pilfer::join(p, [] {}, [] {}); });
 }
