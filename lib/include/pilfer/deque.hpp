@@ -13,9 +13,15 @@
 // aborts with a message when an owner operation comes from a second thread.
 //
 // Field layout: `top_` (written by thieves' CAS and the owner's last-item CAS)
-// and `bottom_` (written only by the owner) sit on separate cache lines so that
-// the owner's push/pop does not bounce the line thieves CAS on. `buffer_` is
-// read by every thief and written only on growth: it shares the owner's line.
+// and `bottom_` (written only by the owner) share one cache line, as in
+// crossbeam-deque: a steal reads both and a pop writes one and reads the
+// other, so one line moves per operation where two lines moved two. Measured
+// with one owner and one thief (the bench's steal rows): separate lines took
+// 6.5-10 ms per 65 536 items against 2.1-4.0 ms shared (crossbeam 2.0-4.0 ms
+// in the same periods); join and task-group fib on 2 workers unchanged.
+// `buffer_` is read by every thief and written only on growth: it sits on the
+// next line, with the owner-only bookkeeping, so the owner's writes of
+// `bottom_` do not evict it from the thieves' caches.
 //
 // Reclamation: growth retires the old buffer into an owner-held list that is
 // freed in the destructor. Thieves may still read an old buffer (they loaded the
@@ -368,10 +374,11 @@ class basic_deque {
     return out;
   }
 
-  // Thieves CAS top; the owner writes bottom and buffer. Separate lines.
+  // Thieves CAS top; the owner writes bottom: one line (see "Field layout"). The buffer
+  // pointer, read by every operation and written only on growth, on the next.
   alignas(cache_line) atomic_t<Sync, std::int64_t> top_{0};
-  alignas(cache_line) atomic_t<Sync, std::int64_t> bottom_{0};
-  atomic_t<Sync, buffer*> buffer_;
+  atomic_t<Sync, std::int64_t> bottom_{0};
+  alignas(cache_line) atomic_t<Sync, buffer*> buffer_;
   // Owner-only bookkeeping.
   buffer* retired_ = nullptr;
   std::size_t retired_count_ = 0;
