@@ -53,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "pilfer/detail/backoff.hpp"
 #include "pilfer/detail/event_count.hpp"
 #include "pilfer/detail/hot_inline.hpp"
 #include "pilfer/detail/pool_task.hpp"
@@ -1502,6 +1503,7 @@ struct pool_access {
     if (s->code() != state::pending) return;
     worker* w = p.current();
     if (w == nullptr) {
+      if (poll_before_blocking<Sync>([s] { return s->code() != state::pending; })) return;
       s->block();
       return;
     }

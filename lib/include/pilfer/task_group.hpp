@@ -468,7 +468,7 @@ class basic_task_group {
     using access = detail::pool_access<Sync>;
     if (auto* w = access::current(pool_)) {
       access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); }, [this, seen] { block(seen); });
-    } else {
+    } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); })) {
       block(seen);
     }
   }
