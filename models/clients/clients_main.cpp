@@ -1,7 +1,7 @@
 // models/clients/clients_main.cpp — runs the ported GenMC clients and checks their execution counts.
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
-//                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N]
+//                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N] [--revisit|--dfs]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -12,8 +12,12 @@
 // when its complete executions equal the table's (the blocked column is the assume form's).
 // --memo-entries=N sets options::memo_entries (the memo table's cap); a run whose table reached
 // its cap says how many states it forgot (a graph may then be completed more than once).
+// --revisit explores by revisiting reads (engine/revisit.cpp), --dfs by the memoised DFS (the default;
+// env PILFER_MODEL_EXPLORATION overrides both).
 // Bad input: one line on stderr, exit status 2.
 #include "client.hpp"
+
+#include "../engine/exploration_mode.hpp"
 
 #include <charconv>
 #include <cstdio>
@@ -91,6 +95,10 @@ int main(int argc, char** argv) {
       model_given = true;
     } else if (a == "--no-symmetry") {
       overrides.symmetry = false;
+    } else if (a == "--revisit") {
+      pilfer::model::engine::set_exploration(pilfer::model::engine::exploration::revisit);
+    } else if (a == "--dfs") {
+      pilfer::model::engine::set_exploration(pilfer::model::engine::exploration::dfs);
     } else if (a == "--awaits") {
       pilfer::model::clients::spin_loops() = pilfer::model::clients::spin_form::await;
     } else if (a.starts_with("--memo-entries=")) {
@@ -138,9 +146,10 @@ int main(int argc, char** argv) {
                       awaits ? " (with --awaits only executions must match)" : "");
       }
     }
-    std::printf("%s: %s (%s) model=%s%s executions=%zu blocked=%zu states=%zu %s seconds=%.2f genmc=%s\n", name.c_str(),
+    const bool revisit = pilfer::model::engine::current_exploration() == pilfer::model::engine::exploration::revisit;
+    std::printf("%s: %s (%s) model=%s%s%s executions=%zu blocked=%zu states=%zu %s seconds=%.2f genmc=%s\n", name.c_str(),
                 as_expected ? "ok" : "FAIL", c->parameters.c_str(), pilfer::model::to_string(r.model),
-                awaits ? " spin-loops=await" : "", r.executions, r.blocked, r.states,
+                awaits ? " spin-loops=await" : "", revisit ? " exploration=revisit" : "", r.executions, r.blocked, r.states,
                 r.complete ? "complete" : "incomplete", r.seconds, genmc.c_str());
     if (r.forgotten != 0)
       std::printf("  memo table at its cap (options::memo_entries): %zu states forgotten, so a graph may have been "

@@ -285,6 +285,7 @@ std::uint32_t checker::add_fence(unsigned t, order_site s, std::memory_order o, 
 /// F1 -> Fu -> F2 forced (the kernel's order). The light side is a compiler-only barrier and
 /// orders nothing here. Weakened below seq_cst (sensitivity), it is a plain fence of that order.
 void checker::fence_heavy(order_site s, const std::source_location& src) {
+  if (revisit_ && live()) rv_unsupported("asymmetric fences");
   if (!live() || !begin_op(src)) return;
   bool weakened = false;
   const std::memory_order o = effective(s, &weakened);
@@ -313,6 +314,7 @@ void checker::fence_heavy(order_site s, const std::source_location& src) {
 
 void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std::source_location& src) {
   const std::uint64_t mask = locs_[id].info.bits >= 64 ? ~0ull : ((1ull << locs_[id].info.bits) - 1);
+  if (revisit_ && live()) rv_unsupported("atomic wait / notify");
   for (;;) {
     if (!live()) return finish_wait(id, old);
     detail::access a;
@@ -354,6 +356,7 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
 }
 
 void checker::notify(std::uint32_t id, bool all, const std::source_location& src) {
+  if (revisit_ && live()) rv_unsupported("atomic wait / notify");
   if (!live() || !begin_op(src)) return;  // finishing: a waiter re-checks by itself
   event e = make_event(ek::notify, id, src);
   compute_views(e, threads_[cur_]);

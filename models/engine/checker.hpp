@@ -13,6 +13,7 @@
 // The checker's members are defined in rooms, one concept a file:
 //   exploration.cpp     run(): decisions, the DFS / random loop, one execution from start to end
 //   memo.cpp            canonical state hash and the memo table (pruning)
+//   revisit.cpp         the revisit exploration (GenMC style): scripts, backward revisits
 //   symmetry.cpp        symmetry reduction: the state hash under every permutation of a group
 //   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
 //   finishing.cpp       running a cut-short execution's threads to their end
@@ -30,12 +31,14 @@
 #pragma once
 
 #include "engine.hpp"
+#include "exploration_mode.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_set>
 #include <random>
 #include <set>
 #include <source_location>
@@ -150,6 +153,7 @@ class checker {
   [[noreturn]] void block();
   /// pilfer::model::stop_branching() / resume_branching(): while off, every decision takes alternative 0.
   void set_branching(bool on) noexcept {
+    if (revisit_ && !on && live()) rv_unsupported("stop_branching()");
     unbranched_ = !on;
     if (finishing_) return;  // (finishing a cut execution explores nothing)
     if (!on) res_.one_way_stretches = true;
@@ -244,6 +248,43 @@ class checker {
   void label_location(location& l, const mthread& creator);         // new_location(): alt keys, alt sums
   void rehash_mo(location& l, std::uint32_t gid);                   // commit(): mo chains, loc sums
   hash128 symmetric_state_hash() const;                             // state_hash(): the least over labelings
+
+  // revisit exploration (revisit.cpp). An exploration item is a SCRIPT: a sequence of steps (the
+  // thread that runs, by canonical key) and the outcomes of the rf / mo decisions they take (a
+  // read's source, a write's mo predecessor, by canonical name), replayed from scratch; then the
+  // execution goes on with the fixed scheduler. A step is one scheduling point: the operation the
+  // thread performs there and the code it runs up to its next scheduling point.
+  struct rv_name {
+    std::uint64_t tkey;  // the thread's canonical key
+    std::uint32_t idx;   // the event's index in its thread (rv_unsat_idx: an await found nothing)
+  };
+  struct rv_step {
+    std::uint64_t tkey;
+    std::uint32_t out_begin;  // its first outcome in `outs`
+  };
+  struct rv_script {
+    std::vector<rv_step> steps;
+    std::vector<rv_name> outs;
+    std::uint32_t validate_from = none;  // outcomes from this one on are checked against the candidates
+  };
+  static constexpr std::uint32_t rv_unsat_idx = 0xFFFFFFFEu;
+  bool run_revisit(std::chrono::steady_clock::time_point t0, bool* exhausted);  // false: unsupported, use DFS
+  [[noreturn]] void rv_unsupported(const char* what);
+  void rv_begin_step(std::uint32_t t);
+  /// Inside the script: the current step still has scripted outcomes, or is not the script's last.
+  bool rv_in_script() const noexcept { return rv_oi_ < rv_oend_ || rv_si_ < rv_cur_.steps.size(); }
+  rv_name rv_name_of(std::uint32_t gid) const noexcept {
+    const event& e = events_[gid];
+    return rv_name{threads_[e.thread].key, e.index};
+  }
+  std::uint32_t rv_lookup(const rv_name& n) const noexcept;
+  void rv_push_alternative(const rv_name& n);
+  void rv_index_events();
+  void rv_porf(std::uint32_t seed1, std::uint32_t seed2);
+  bool rv_build(std::uint32_t r, rv_script& sc) const;
+  void rv_backward(std::uint32_t w);
+  void rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p);
+  bool rv_step_kept(std::uint32_t s, std::uint32_t sr) const noexcept { return s < sr || rv_mark_[s] != 0; }
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
@@ -375,6 +416,25 @@ class checker {
   const void* sched_bottom_ = nullptr;
   std::size_t sched_size_ = 0;
 #endif
+
+  // revisit exploration (revisit.cpp)
+  bool revisit_ = false;         // this check explores by revisits
+  bool rv_unsupported_ = false;  // the scenario used something revisit mode does not support
+  std::string rv_unsupported_what_;
+  std::vector<rv_script> rv_work_;  // scripts left to explore (a stack)
+  rv_script rv_cur_, rv_rec_;       // the script being replayed; this execution's own record
+  std::size_t rv_si_ = 0;           // rv_cur_'s next step
+  std::uint32_t rv_oi_ = 0, rv_oend_ = 0;  // the current step's next scripted outcome, and its end
+  std::vector<std::uint32_t> rv_step_gid_;   // first gid of each step of rv_rec_
+  std::vector<std::uint32_t> rv_step_prev_;  // the step before it in its thread (or the spawning step)
+  std::vector<std::uint32_t> rv_evstep_;     // gid -> step (rv_index_events)
+  std::uint32_t rv_index_ptr_ = 0;
+  std::uint32_t rv_tlast_[max_threads + 1] = {};
+  std::vector<std::uint8_t> rv_mark_;  // rv_porf: the steps of a porf-prefix
+  std::uint64_t rv_order_ = 0;         // hash of the step order (the state is the graph and it)
+  unsigned rv_assume_blocked_ = 0;     // threads stopped by a false assume() in this execution
+  std::unordered_set<hash128, hash128_hasher> rv_complete_, rv_blocked_;  // distinct final graphs
+  std::size_t rv_runs_ = 0, rv_revisits_ = 0, rv_invalid_ = 0, rv_dup_ = 0;
 
   // decisions
   std::vector<decision> path_;

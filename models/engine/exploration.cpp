@@ -107,6 +107,15 @@ result checker::run() {
   last_progress_ = t0;
   g = this;
   bool exhausted = false;
+  revisit_ = current_exploration() == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty();
+  rv_unsupported_ = false;
+  if (revisit_ && opt_.preemption_bound) rv_unsupported_what_ = "a preemption bound";
+  if (revisit_ && opt_.shard_count > 1) rv_unsupported_what_ = "shards";
+  if (revisit_ && !rv_unsupported_what_.empty()) {
+    std::fprintf(stderr, "pilfer model: revisit exploration does not support %s; exploring by DFS\n",
+                 rv_unsupported_what_.c_str());
+    revisit_ = false;
+  }
   if (!opt_.replay.empty()) {
     // Replay exactly the execution named by the token.
     path_.clear();
@@ -128,7 +137,20 @@ result checker::run() {
                 failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
     std::fputs(res_.trace.c_str(), stdout);
     cleanup_execution();
+  } else if (revisit_ && run_revisit(t0, &exhausted)) {
+    // explored by revisits (revisit.cpp)
   } else {
+    if (revisit_) {  // the scenario uses something revisit mode does not support: start again by DFS
+      std::fprintf(stderr, "pilfer model: revisit exploration does not support %s; exploring by DFS\n",
+                   rv_unsupported_what_.c_str());
+      revisit_ = false;
+      res_ = result{};
+      res_.model = opt_.model;
+      memo_.clear();
+      memo_used_ = 0;
+      exec_index_ = 0;
+      path_.clear();
+    }
     const std::size_t limit = opt_.how == mode::random ? opt_.iterations : opt_.max_executions;
     // Debugging only: PILFER_MODEL_DUMP_GRAPHS=FILE appends each complete execution's graph_line().
     std::FILE* dump = nullptr;
@@ -241,6 +263,19 @@ void checker::reset_execution() {
   preemptions_ = 0;
   have_last_ = false;
   states_seen_ = 0;
+  if (revisit_) {
+    rv_rec_.steps.clear();
+    rv_rec_.outs.clear();
+    rv_si_ = 0;
+    rv_oi_ = rv_oend_ = 0;
+    rv_step_gid_.clear();
+    rv_step_prev_.clear();
+    rv_evstep_.clear();
+    rv_index_ptr_ = 0;
+    for (auto& x : rv_tlast_) x = none;
+    rv_order_ = 0;
+    rv_assume_blocked_ = 0;
+  }
   hash_from_ = prefix_ == 0 || prefix_ > path_.size() ? 0 : path_[prefix_ - 1].state;
 }
 
@@ -273,8 +308,44 @@ checker::outcome checker::run_execution() {
         break;
       }
     }
-    // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
-    if (opt_.how == mode::exhaustive && !replaying_token_) {
+    if (revisit_) {
+      // ---- revisit mode: the script's next step, or a state (memoised with its order) ----
+      if (rv_oi_ < rv_oend_) {  // a scripted step ended before its recorded decisions: not this graph
+        ++rv_invalid_;
+        pruned_ = true;
+        break;
+      }
+      if (rv_si_ < rv_cur_.steps.size()) {
+        const rv_step& st = rv_cur_.steps[rv_si_];
+        std::uint32_t t = none;
+        for (std::uint32_t k = 0; k < threads_.size(); ++k)
+          if (threads_[k].key == st.tkey) t = k;
+        if (t == none || !enabled(t)) {  // the restricted graph does not let it run: not consistent
+          ++rv_invalid_;
+          pruned_ = true;
+          break;
+        }
+        rv_oi_ = st.out_begin;
+        rv_oend_ = rv_si_ + 1 < rv_cur_.steps.size() ? rv_cur_.steps[rv_si_ + 1].out_begin
+                                                     : static_cast<std::uint32_t>(rv_cur_.outs.size());
+        ++rv_si_;
+        rv_begin_step(t);
+        last_run_ = t;
+        switch_to(t);
+        continue;
+      }
+      rv_oi_ = rv_oend_ = 0;
+      hash128 h = state_hash();
+      h.a = combine(h.a, rv_order_);
+      h.b = combine_b(h.b, rv_order_);
+      if (memo_seen(h)) {
+        pruned_ = true;
+        break;
+      }
+      ++res_.states;
+      last_run_ = none;  // (the enabled threads are listed by index: the lowest goes)
+    } else if (opt_.how == mode::exhaustive && !replaying_token_) {
+      // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
       // (the same state seen twice in a row is one visit: a thread started or resumed
       // without adding an event yet)
       const std::uint32_t state = states_seen_++;
@@ -310,6 +381,11 @@ checker::outcome checker::run_execution() {
     }
     if (n == 0) {
       if (all_finished) break;
+      if (revisit_ && any_yielded) rv_unsupported_ = true;  // (yield() stops the check first)
+      if (revisit_ && rv_assume_blocked_ > 0) {  // a thread stopped at a false assume(): blocked
+        blocked_ = true;
+        break;
+      }
       if (any_yielded) {  // nothing else can run: spinners re-read (fair visibility)
         for (auto& t : threads_)
           if (t.status == tstatus::yielded) t.status = tstatus::runnable;
@@ -333,6 +409,12 @@ checker::outcome checker::run_execution() {
       fail_kind_ = "deadlock";
       fail_msg_ = "no thread can run; blocked:" + who;
       break;
+    }
+    if (revisit_) {
+      rv_begin_step(en[0]);
+      last_run_ = en[0];
+      switch_to(en[0]);
+      continue;
     }
     std::uint32_t pickable = n;
     const bool cur_enabled = last_run_ != none && n > 0 && en[0] == last_run_;
@@ -377,7 +459,7 @@ checker::outcome checker::run_execution() {
     res_.kind = fail_kind_;
     res_.message = fail_msg_;
     res_.trace = trace();
-    res_.replay_token = token();
+    res_.replay_token = revisit_ ? std::string() : token();  // (revisit mode has no replay token yet)
   }
   return oc;
 }

@@ -186,6 +186,10 @@ void checker::record_failure(std::string kind, std::string message) {
 }
 
 void checker::block() {
+  if (revisit_ && live()) {  // revisit mode: the thread stays stopped, the others go on (GenMC)
+    ++rv_assume_blocked_;
+    strand();
+  }
   if (live()) blocked_ = true;  // (finishing: the thread just cannot go on)
   over_ = true;
   strand();

@@ -12,6 +12,7 @@ void checker::mutex_misuse_check(std::uint32_t id, const char* op, const std::so
 
 void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   if (!live()) return finish_lock(id);
+  if (revisit_) rv_unsupported("mutexes");
   mutex_misuse_check(id, "locked", src);
   if (locs_[id].owner == cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " locked mutex L" + std::to_string(id) +
@@ -40,6 +41,7 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
 
 bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) {
   if (!live()) return finish_try_lock(id);
+  if (revisit_) rv_unsupported("mutexes");
   mutex_misuse_check(id, "try_locked", src);
   if (locs_[id].owner == cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " try_locked mutex L" + std::to_string(id) +
@@ -67,6 +69,7 @@ bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) 
 
 void checker::mutex_unlock(std::uint32_t id, const std::source_location& src) {
   if (!live()) return finish_unlock(id);
+  if (revisit_) rv_unsupported("mutexes");
   mutex_misuse_check(id, "unlocked", src);
   if (const auto owner = locs_[id].owner; owner != cur_)
     PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " unlocked mutex L" + std::to_string(id) + " (created at " +

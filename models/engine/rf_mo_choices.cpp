@@ -68,7 +68,91 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   };
   event e;
   std::uint32_t fast = 0;
-  if (fast_replay(&fast)) {
+  bool rv_new = false;  // revisit mode: a decision beyond the script (or its last): the RMW write revisits
+  if (revisit_) {
+    std::uint32_t forced = none;  // a scripted source
+    bool validate = true;
+    const bool scripted = rv_in_script();
+    if (scripted) {
+      if (rv_oi_ >= rv_oend_) {  // a kept step takes a decision its record does not have
+        ++rv_invalid_;
+        cut_here();
+        return none;
+      }
+      const rv_name nm = rv_cur_.outs[rv_oi_];
+      validate = rv_cur_.validate_from != none && rv_oi_ >= rv_cur_.validate_from;
+      rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+      ++rv_oi_;
+      rv_rec_.outs.push_back(nm);
+      if (nm.idx == rv_unsat_idx) {
+        await_unsatisfied_ = true;
+        return none;
+      }
+      forced = rv_lookup(nm);
+      if (forced == none || events_[forced].loc != lid || !events_[forced].wr) {
+        ++rv_invalid_;
+        cut_here();
+        return none;
+      }
+      if (!validate) build(cand{forced, rmw_from(events_[forced].mo_pos)}, e);
+    } else {
+      rv_new = true;
+      if (th.observing) rv_unsupported("observe()");
+    }
+    if (validate) {
+      const std::uint32_t lo = latest ? static_cast<std::uint32_t>(l.mo.size() - 1) : visible_bound(cur_, l);
+      std::vector<cand>& cands = scratch_cands_;
+      cands.clear();
+      std::vector<std::uint32_t>& conflicts = scratch_aux_;  // mo positions of sources another RMW reads
+      conflicts.clear();
+      for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
+        if (a && a->accept && !await_accepts(a->accept, a->accept_ctx, l, l.mo[p])) continue;
+        const bool becomes_rmw = rmw_from(p);
+        if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) {
+          conflicts.push_back(p);
+          continue;
+        }
+        cands.push_back(cand{l.mo[p], becomes_rmw});
+      }
+      std::vector<std::uint32_t>& good = scratch_good_;
+      good.clear();
+      for (std::uint32_t i = 0; i < cands.size(); ++i) {
+        const cand& c = cands[i];
+        if (forced != none && c.w != forced) continue;
+        event& x = e;
+        build(c, x);
+        if (psc_needed(x, false)) {
+          const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
+          const bool fine = psc_ok(gid, nullptr);
+          remove_last_event();
+          if (!fine) continue;
+        }
+        good.push_back(i);
+      }
+      if (forced != none) {  // a revisited read (or an RMW added before it): consistent, or dropped
+        if (good.empty()) {
+          ++rv_invalid_;
+          cut_here();
+          return none;
+        }
+        build(cands[good[0]], e);
+      } else {
+        for (const std::uint32_t p : conflicts) rv_conflicts(lid, l.mo[p], l.mo[p + 1]);
+        if (good.empty() && a && a->accept) {  // as in the DFS: the await waits for the graph to change
+          rv_rec_.outs.push_back(rv_name{0, rv_unsat_idx});
+          await_unsatisfied_ = true;
+          return none;
+        }
+        if (good.empty()) {
+          cut_here();
+          return none;
+        }
+        for (std::size_t k = 1; k < good.size(); ++k) rv_push_alternative(rv_name_of(cands[good[k]].w));
+        rv_rec_.outs.push_back(rv_name_of(cands[good[0]].w));
+        build(cands[good[0]], e);
+      }
+    }
+  } else if (fast_replay(&fast)) {
     if (fast == await_unsatisfied_aux) {
       await_unsatisfied_ = true;
       return none;
@@ -133,6 +217,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
+  if (rv_new && events_[gid].wr) rv_backward(gid);
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
   const event& r = events_[gid];
@@ -156,7 +241,32 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   positions.clear();
   good.clear();
   std::uint32_t fastp = 0;
-  if (fast_replay(&fastp)) {  // a replayed write takes its recorded position
+  bool rv_new = false;
+  if (revisit_ && rv_in_script()) {  // revisit mode: the scripted mo predecessor
+    if (rv_oi_ >= rv_oend_) {
+      ++rv_invalid_;
+      cut_here();
+      return none;
+    }
+    const rv_name nm = rv_cur_.outs[rv_oi_];
+    rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+    ++rv_oi_;
+    rv_rec_.outs.push_back(nm);
+    const std::uint32_t pred = rv_lookup(nm);
+    if (pred == none || events_[pred].loc != lid || !events_[pred].wr) {
+      ++rv_invalid_;
+      cut_here();
+      return none;
+    }
+    good.push_back(events_[pred].mo_pos + 1);
+  } else if (revisit_) {
+    rv_new = true;
+    const std::uint32_t L = visible_bound(cur_, l);
+    for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p > L; --p) {
+      if (p < l.mo.size() && events_[l.mo[p]].rd) continue;
+      positions.push_back(p);
+    }
+  } else if (fast_replay(&fastp)) {  // a replayed write takes its recorded position
     good.push_back(fastp);
   } else {
     const std::uint32_t L = visible_bound(cur_, l);
@@ -180,13 +290,23 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     cut_here();
     return none;
   }
-  const auto p = positions.empty() ? good[0] : good[choose_recorded(good)];
+  std::uint32_t p = 0;
+  if (revisit_) {
+    p = good[0];
+    if (!positions.empty()) {  // live: the other consistent positions are alternatives
+      for (std::size_t k = 1; k < good.size(); ++k) rv_push_alternative(rv_name_of(l.mo[good[k] - 1]));
+      rv_rec_.outs.push_back(rv_name_of(l.mo[p - 1]));
+    }
+  } else {
+    p = positions.empty() ? good[0] : good[choose_recorded(good)];
+  }
   const auto gid = add_event(proto, p);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
   edges.clear();
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
+  if (rv_new) rv_backward(gid);
   return gid;
 }
 

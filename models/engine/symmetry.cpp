@@ -110,6 +110,7 @@ void checker::start_symmetry(const scenario& s) {
       alt_perms_.erase(alt_perms_.begin());  // the identity is the threads' own labeling
     }
   }
+  if (revisit_ && !alt_perms_.empty() && live()) rv_unsupported("symmetry reduction (options::symmetry = false explores every permutation by revisits)");
   if (alt_perms_.empty() || finishing_) return;
   // Until now every labeling agrees: only the main thread (and what it made) exists.
   alt_active_ = true;

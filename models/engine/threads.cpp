@@ -40,6 +40,7 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   const auto gid = add_event(e, none);
   commit(gid);
   threads_[child].cur = events_[gid].v;  // the child starts hb-after the spawn
+  if (revisit_) rv_tlast_[child] = static_cast<std::uint32_t>(rv_rec_.steps.size() - 1);  // (its porf-prefix)
   return child;
 }
 
@@ -61,6 +62,7 @@ void checker::join(unsigned t, const std::source_location& src) {
 
 void checker::yield(const std::source_location& src, bool spin) {
   if (!live()) return finishing_pause();
+  if (revisit_) rv_unsupported(spin ? "spin hints" : "yield()");
   if (!begin_op(src)) return;  // (the pause happened)
   mthread& th = threads_[cur_];
   event e = make_event(ek::yield, none, src);

@@ -9,6 +9,7 @@
 // fences, a child thread that stores and is joined, a location the thread makes and shares through
 // an atomic); every program is checked with symmetry on and off and must give the same outcome set
 // and verdict, with no more executions.
+#include "random_programs.hpp"
 #include "test_util.hpp"
 
 #include <pilfer/testing/seed.hpp>
@@ -93,130 +94,6 @@ struct declares : scenario {
   S::atomic<int> x{0};
   void thread(unsigned i) override { x.store(static_cast<int>(i), PILFER_SITE("t.store", relaxed)); }
 };
-
-// ---- random programs ----------------------------------------------------------------------------
-
-enum class op_kind { load, store, add, cas, fence, child_store, share_local };
-struct op {
-  op_kind kind;
-  unsigned loc;  // 0 or 1
-  int value;
-  std::memory_order order;
-};
-struct program {
-  unsigned symmetric_threads = 2;
-  std::vector<op> body, other;  // other: empty = no other thread
-  unsigned other_at = 0;        // the other thread's body index (the symmetric ones around it)
-};
-const program* current = nullptr;
-
-// The orders the generator draws from (test data, not synchronisation of this file: each program's
-// accesses run under the checker with the drawn order; relaxed twice, so half the accesses are weak).
-constexpr std::array<std::memory_order, 4> loads{std::memory_order_relaxed, std::memory_order_acquire,
-                                                 std::memory_order_seq_cst, std::memory_order_relaxed};
-constexpr std::array<std::memory_order, 4> stores{std::memory_order_relaxed, std::memory_order_release,
-                                                  std::memory_order_seq_cst, std::memory_order_relaxed};
-constexpr std::array<std::memory_order, 4> rmws{std::memory_order_relaxed, std::memory_order_acq_rel,
-                                                 std::memory_order_seq_cst, std::memory_order_release};
-
-struct random_program : scenario {
-  S::atomic<int> x[2] = {S::atomic<int>{0}, S::atomic<int>{0}};
-  S::atomic<S::atomic<int>*> shared{nullptr};
-  std::vector<std::vector<long>> regs;
-  const program& p = *current;
-  random_program() : scenario(current->symmetric_threads + (current->other.empty() ? 0 : 1)) {
-    regs.resize(threads());
-    std::vector<unsigned> group;
-    for (unsigned i = 0; i < threads(); ++i)
-      if (!is_other(i)) group.push_back(i);
-    symmetric(group);
-  }
-  bool is_other(unsigned i) const { return !p.other.empty() && i == p.other_at; }
-  void run(const std::vector<op>& body, std::vector<long>& r) {
-    S::atomic<int>* mine = nullptr;
-    for (const op& o : body) {
-      S::atomic<int>& a = x[o.loc];
-      switch (o.kind) {
-        case op_kind::load: r.push_back(a.load(pilfer::order_site{o.order, "r.load"})); break;
-        case op_kind::store: a.store(o.value, pilfer::order_site{o.order, "r.store"}); break;
-        case op_kind::add: r.push_back(a.fetch_add(o.value, pilfer::order_site{o.order, "r.add"})); break;
-        case op_kind::cas: {
-          int expected = o.value;
-          const bool ok = a.compare_exchange_strong(expected, o.value + 1, pilfer::order_site{o.order, "r.cas"},
-                                                    PILFER_SITE("r.cas_fail", relaxed));
-          r.push_back(ok ? 100 + expected : expected);
-          break;
-        }
-        case op_kind::fence: S::fence(PILFER_SITE("r.fence", seq_cst)); break;
-        case op_kind::child_store: {
-          S::thread child([&a, o] { a.store(o.value, PILFER_SITE("r.child", relaxed)); });
-          child.join();
-          break;
-        }
-        case op_kind::share_local: {
-          // a location this thread makes: published (the first publisher wins) and read by others
-          if (mine == nullptr) mine = S::make<S::atomic<int>>(o.value);
-          S::atomic<int>* expected = nullptr;
-          (void)shared.compare_exchange_strong(expected, mine, PILFER_SITE("r.share", acq_rel),
-                                               PILFER_SITE("r.share_fail", acquire));
-          S::atomic<int>* seen = expected == nullptr ? mine : expected;
-          r.push_back(seen->fetch_add(1, PILFER_SITE("r.local_add", relaxed)));
-          break;
-        }
-      }
-    }
-    if (mine != nullptr && shared.load(PILFER_SITE("r.keep", relaxed)) != mine) S::destroy(mine);
-  }
-  void thread(unsigned i) override { run(is_other(i) ? p.other : p.body, regs[i]); }
-  void after() override {
-    // symmetric threads' registers as a sorted multiset, then the other thread's, then memory
-    std::vector<std::vector<long>> sym;
-    for (unsigned t = 0; t < regs.size(); ++t)
-      if (!is_other(t)) sym.push_back(regs[t]);
-    std::sort(sym.begin(), sym.end());
-    outcome o;
-    for (const auto& r : sym) {
-      o.insert(o.end(), r.begin(), r.end());
-      o.push_back(-1);
-    }
-    for (unsigned t = 0; t < regs.size(); ++t)
-      if (is_other(t)) o.insert(o.end(), regs[t].begin(), regs[t].end());
-    o.push_back(-2);
-    for (auto& a : x) o.push_back(a.load(PILFER_SITE("r.final", relaxed)));
-    if (S::atomic<int>* s = shared.load(PILFER_SITE("r.final_shared", relaxed))) {
-      o.push_back(s->load(PILFER_SITE("r.final_local", relaxed)));
-      S::destroy(s);
-    }
-    record(o);
-  }
-};
-
-std::vector<op> random_body(std::mt19937_64& rng, unsigned len) {
-  std::vector<op> b;
-  for (unsigned i = 0; i < len; ++i) {
-    const auto kind = static_cast<op_kind>(rng() % 7);
-    const unsigned loc = static_cast<unsigned>(rng() % 2);
-    const int value = static_cast<int>(rng() % 3);
-    const std::size_t o = rng() % 4;
-    const std::memory_order order = kind == op_kind::load    ? loads[o]
-                                    : kind == op_kind::store ? stores[o]
-                                                             : rmws[o];
-    b.push_back({kind, loc, value, order});
-  }
-  return b;
-}
-
-std::string describe(const program& p) {
-  const auto one = [](const std::vector<op>& b) {
-    std::string s;
-    for (const op& o : b)
-      s += cat(" ", std::to_string(static_cast<int>(o.kind)), "/", std::to_string(o.loc), "/",
-               std::to_string(o.value), "/", std::to_string(static_cast<int>(o.order)));
-    return s;
-  };
-  return cat(std::to_string(p.symmetric_threads), " x [", one(p.body), " ] + [", one(p.other), " ] at ",
-             std::to_string(p.other_at));
-}
 
 }  // namespace
 

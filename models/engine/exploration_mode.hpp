@@ -1,0 +1,29 @@
+// models/engine/exploration_mode.hpp — which exhaustive exploration check() uses in this process.
+//
+// `dfs` (the default): the memoised stateless DFS over interleavings (exploration.cpp).
+// `revisit`: GenMC-style exploration by revisiting reads (revisit.cpp): events are added in one
+// fixed order (the lowest-index thread that can run), reads choose forward among the writes in
+// the graph, and every new write also revisits the earlier reads of its location outside its
+// porf-prefix. A scenario using what revisit mode does not support (mutexes, wait / notify,
+// yield / spin hints, asymmetric fences, observe(), stop_branching(), symmetry groups with
+// options::symmetry, a preemption bound, shards, replay) is explored by the DFS instead, with a
+// one-line note on stderr.
+//
+// options (include/pilfer/model/checker.hpp) is not in this room; until it gains a field, the
+// mode is set per process: set_exploration(), or env PILFER_MODEL_EXPLORATION=revisit|dfs (read
+// at each check(); it overrides set_exploration()).
+#pragma once
+
+namespace pilfer::model::engine {
+
+enum class exploration { dfs, revisit };
+
+void set_exploration(exploration e) noexcept;
+/// The mode the next check() uses (the environment variable included).
+exploration current_exploration() noexcept;
+
+/// Self-test only (tests/revisit.cpp): a mutant revisit mode whose writes make no backward revisits;
+/// the differential test must see it lose outcomes.
+void set_revisit_mutant_no_backward(bool on) noexcept;
+
+}  // namespace pilfer::model::engine
