@@ -709,6 +709,10 @@ class basic_pool {
     for (std::uint64_t i = 0; i < spins; ++i) Sync::spin_hint();
   }
 
+  /// Some worker is parked (a core is likely idle): outside waits spin rather than yield
+  /// (detail::poll_before_blocking). A heuristic: the count is read relaxed [sleep.G1].
+  bool has_parked_worker() const noexcept { return ec_.waiters() != 0; }
+
   bool has_work(const worker& w) const {
     if (!w.mailbox.empty() || !high_.empty() || !injector_.empty() || !w.deque.empty()) return true;
     const unsigned k = created();
@@ -1451,6 +1455,7 @@ struct pool_access {
   using worker = pool_worker<Sync>;
 
   static worker* current(const pool_type& p) noexcept { return p.current(); }
+  static bool has_parked_worker(const pool_type& p) noexcept { return p.has_parked_worker(); }
   /// The task the calling worker executes (nullptr off the pool's workers).
   static task_base* current_task(const pool_type& p) noexcept {
     worker* w = p.current();
@@ -1503,7 +1508,8 @@ struct pool_access {
     if (s->code() != state::pending) return;
     worker* w = p.current();
     if (w == nullptr) {
-      if (poll_before_blocking<Sync>([s] { return s->code() != state::pending; })) return;
+      if (poll_before_blocking<Sync>([s] { return s->code() != state::pending; }, [&p] { return p.has_parked_worker(); }))
+        return;
       s->block();
       return;
     }

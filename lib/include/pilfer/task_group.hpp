@@ -468,7 +468,8 @@ class basic_task_group {
     using access = detail::pool_access<Sync>;
     if (auto* w = access::current(pool_)) {
       access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); }, [this, seen] { block(seen); });
-    } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); })) {
+    } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); },
+                                                   [this] { return access::has_parked_worker(pool_); })) {
       block(seen);
     }
   }
