@@ -10,7 +10,8 @@
 #   --full             5 rounds x 5 repetitions, 300 latency samples
 # Installs the bench-only Debian packages when missing (scripts/bootstrap.sh --bench).
 # Environment: BENCH_PROGRAMS="pool deque" runs a subset (of: deque pool graph gomp llvm rust memory latency);
-# BENCH_OUT=dir writes there instead of bench/results; BENCH_ROUNDS=N overrides the number of rounds.
+# BENCH_OUT=dir writes there instead of bench/results; BENCH_ROUNDS=N overrides the number of rounds;
+# PILFER_BENCH_BUILD=dir builds there instead of build/release (apart from other release work).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=quick
@@ -30,9 +31,9 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 scripts/bootstrap.sh --bench
 export CCACHE_DIR="${CCACHE_DIR:-/work/.ccache}"
-B=build/release
+B="${PILFER_BENCH_BUILD:-build/release}"
 JOBS="${PILFER_JOBS:-2}"
-cmake --preset release -DPILFER_BUILD_BENCH=ON >/dev/null
+cmake --preset release -B "$B" -DPILFER_BUILD_BENCH=ON >/dev/null
 cmake --build "$B" -j "$JOBS" --target bench_deque bench_pool bench_graph bench_memory bench_latency bench_icount \
   bench_omp_gomp bench_omp_llvm parallel_capacity
 RUST_TARGET="$PWD/$B/bench/rust-target"
