@@ -12,16 +12,18 @@
 // any thread may use to take from the top (FIFO). A debug build (!NDEBUG)
 // aborts with a message when an owner operation comes from a second thread.
 //
-// Field layout: `top_` (written by thieves' CAS and the owner's last-item CAS)
-// and `bottom_` (written only by the owner) share one cache line, as in
-// crossbeam-deque: a steal reads both and a pop writes one and reads the
-// other, so one line moves per operation where two lines moved two. Measured
-// with one owner and one thief (the bench's steal rows): separate lines took
-// 6.5-10 ms per 65 536 items against 2.1-4.0 ms shared (crossbeam 2.0-4.0 ms
-// in the same periods); join and task-group fib on 2 workers unchanged.
-// `buffer_` is read by every thief and written only on growth: it sits on the
-// next line, with the owner-only bookkeeping, so the owner's writes of
-// `bottom_` do not evict it from the thieves' caches.
+// Field layout: `top_` (written by thieves' CAS and the owner's last-item CAS),
+// `bottom_` (written only by the owner) and `buffer_` (read by everyone,
+// written only on growth) share one cache line. A steal reads all three and a
+// pop writes one and reads another, so one line moves per operation where
+// separate lines moved two or three. Measured with one owner and one thief
+// (bench_deque's steal rows, binaries alternated on the quiet machine, 5
+// rounds): top/bottom/buffer on one line 1.3-1.9 ms per 65 536 items singly
+// and 1.2-1.5 ms in batches; top and bottom on one line, the buffer pointer
+// on the next, 1.5-1.7 and 1.5-1.9 ms; all three on separate lines (before)
+// 2.7-9.8 and 2.6-9.0 ms, bimodal (crossbeam-deque 4.0-6.0 and 1.8-4.0 ms in
+// the same period). Owner-only push/pop and fib by join and by task group on
+// 2 workers did not move.
 //
 // Reclamation: growth retires the old buffer into an owner-held list that is
 // freed in the destructor. Thieves may still read an old buffer (they loaded the
@@ -374,11 +376,10 @@ class basic_deque {
     return out;
   }
 
-  // Thieves CAS top; the owner writes bottom: one line (see "Field layout"). The buffer
-  // pointer, read by every operation and written only on growth, on the next.
+  // Thieves CAS top; the owner writes bottom and (on growth) buffer: one line ("Field layout").
   alignas(cache_line) atomic_t<Sync, std::int64_t> top_{0};
   atomic_t<Sync, std::int64_t> bottom_{0};
-  alignas(cache_line) atomic_t<Sync, buffer*> buffer_;
+  atomic_t<Sync, buffer*> buffer_;
   // Owner-only bookkeeping.
   buffer* retired_ = nullptr;
   std::size_t retired_count_ = 0;
