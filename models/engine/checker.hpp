@@ -285,6 +285,13 @@ class checker {
   void rv_backward(std::uint32_t w);
   void rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p);
   bool rv_step_kept(std::uint32_t s, std::uint32_t sr) const noexcept { return s < sr || rv_mark_[s] != 0; }
+  void rv_set_max(std::uint32_t gid, bool m) {
+    if (rv_max_.size() <= gid) rv_max_.resize(gid + 1, 1);
+    rv_max_[gid] = m ? 1 : 0;
+  }
+  /// TruSt's maximality: r and every event added after r outside the kept porf-prefix (rv_mark_) were
+  /// added taking the mo-latest choice; else the revisit's graph is reached from another branch.
+  bool rv_deleted_maximal(std::uint32_t r) const noexcept;
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
@@ -431,7 +438,9 @@ class checker {
   std::uint32_t rv_index_ptr_ = 0;
   std::uint32_t rv_tlast_[max_threads + 1] = {};
   std::vector<std::uint8_t> rv_mark_;  // rv_porf: the steps of a porf-prefix
-  std::uint64_t rv_order_ = 0;         // hash of the step order (the state is the graph and it)
+  std::vector<std::uint8_t> rv_max_;   // gid -> added maximally (mo-latest rf / mo position); default 1
+  std::uint64_t rv_order_ = 0;         // hash of the order events were added in (the state is the graph and it)
+  std::size_t rv_order_upto_ = 0;      // events hashed into rv_order_
   unsigned rv_assume_blocked_ = 0;     // threads stopped by a false assume() in this execution
   std::unordered_set<hash128, hash128_hasher> rv_complete_, rv_blocked_;  // distinct final graphs
   std::size_t rv_runs_ = 0, rv_revisits_ = 0, rv_invalid_ = 0, rv_dup_ = 0;

@@ -271,9 +271,11 @@ void checker::reset_execution() {
     rv_step_gid_.clear();
     rv_step_prev_.clear();
     rv_evstep_.clear();
+    rv_max_.clear();
     rv_index_ptr_ = 0;
     for (auto& x : rv_tlast_) x = none;
     rv_order_ = 0;
+    rv_order_upto_ = 0;
     rv_assume_blocked_ = 0;
   }
   hash_from_ = prefix_ == 0 || prefix_ > path_.size() ? 0 : path_[prefix_ - 1].state;
@@ -335,14 +337,23 @@ checker::outcome checker::run_execution() {
         continue;
       }
       rv_oi_ = rv_oend_ = 0;
+      // the order the events were added in (steps that added none, e.g. a thread's start, do not
+      // change the future: the order of events, not of steps, is part of the state)
+      for (; rv_order_upto_ < events_.size(); ++rv_order_upto_)
+        rv_order_ = combine(rv_order_, threads_[events_[rv_order_upto_].thread].key);
       hash128 h = state_hash();
       h.a = combine(h.a, rv_order_);
       h.b = combine_b(h.b, rv_order_);
-      if (memo_seen(h)) {
-        pruned_ = true;
-        break;
+      // (a step that added no event, e.g. a thread's start, leaves the state as it was: one visit)
+      if (!(have_last_ && h == last_hash_)) {
+        if (memo_seen(h)) {
+          pruned_ = true;
+          break;
+        }
+        ++res_.states;
       }
-      ++res_.states;
+      last_hash_ = h;
+      have_last_ = true;
       last_run_ = none;  // (the enabled threads are listed by index: the lowest goes)
     } else if (opt_.how == mode::exhaustive && !replaying_token_) {
       // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----

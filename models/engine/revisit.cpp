@@ -37,6 +37,9 @@ namespace pilfer::model::engine {
 namespace {
 std::atomic<int> g_exploration{static_cast<int>(exploration::dfs)};
 std::atomic<bool> g_mutant_no_backward{false};
+// PILFER_MODEL_REVISIT_ALL=1: every revisit, no maximality condition (duplicates are then caught by
+// the memo table and the final-graph sets only; for comparison)
+const bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
 }  // namespace
 
 void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward.store(on); }
@@ -63,7 +66,6 @@ void checker::rv_begin_step(std::uint32_t t) {
   rv_step_gid_.push_back(static_cast<std::uint32_t>(events_.size()));
   rv_step_prev_.push_back(rv_tlast_[t]);
   rv_tlast_[t] = s;
-  rv_order_ = combine(rv_order_, threads_[t].key);
 }
 
 std::uint32_t checker::rv_lookup(const rv_name& n) const noexcept {
@@ -159,6 +161,32 @@ bool checker::rv_build(std::uint32_t r, rv_script& sc) const {
   return true;
 }
 
+bool checker::rv_deleted_maximal(std::uint32_t r) const noexcept {
+  const std::uint32_t sr = rv_evstep_[r];
+  const auto n = static_cast<std::uint32_t>(rv_rec_.steps.size());
+  const auto is_max = [&](std::uint32_t gid) { return gid >= rv_max_.size() || rv_max_[gid] != 0; };
+  if (!is_max(r)) return false;
+  for (std::uint32_t s = sr; s < n; ++s) {
+    const std::uint32_t end = s + 1 < n ? rv_step_gid_[s + 1] : static_cast<std::uint32_t>(events_.size());
+    if (s != sr && rv_mark_[s] != 0) {
+      // a kept plain write added after r: as late in mo as the dropped writes added before it allow
+      // (its mo successor is not one of them), so that one graph has one parent
+      for (std::uint32_t gi = rv_step_gid_[s]; gi < end; ++gi) {
+        const event& x = events_[gi];
+        if (!x.wr || x.rd || x.loc == none) continue;
+        const location& l = locs_[x.loc];
+        if (x.mo_pos + 1 >= l.mo.size()) continue;
+        const std::uint32_t nx = l.mo[x.mo_pos + 1];
+        if (nx < gi && !rv_step_kept(rv_evstep_[nx], sr)) return false;
+      }
+      continue;
+    }
+    for (std::uint32_t gi = rv_step_gid_[s]; gi < end; ++gi)
+      if (!is_max(gi)) return false;
+  }
+  return true;
+}
+
 /// Backward revisits by the write w (the event just added, in the current step): every read of its
 /// location outside porf-prefix(w) is revisited to read from w.
 void checker::rv_backward(std::uint32_t w) {
@@ -173,6 +201,10 @@ void checker::rv_backward(std::uint32_t w) {
     if (!re.rd) continue;
     const std::uint32_t sr = rv_evstep_[r];
     if (rv_mark_[sr] != 0 || rv_step_gid_[sr] != r) continue;  // in porf(w); (a read is its step's first event)
+    if (!g_no_maximality) {
+      // (w's own place in mo: as for the kept writes in rv_deleted_maximal)
+      if (!rv_deleted_maximal(r)) continue;
+    }
     rv_script sc;
     if (!rv_build(r, sc)) continue;
     sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size())});
@@ -197,6 +229,7 @@ void checker::rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p) 
     if (!re.rd) continue;
     const std::uint32_t sr = rv_evstep_[r];
     if (rv_mark_[sr] != 0 || rv_step_gid_[sr] != r) continue;
+    if (!g_no_maximality && !rv_deleted_maximal(r)) continue;
     rv_script sc;
     if (!rv_build(r, sc)) continue;
     sc.validate_from = static_cast<std::uint32_t>(sc.outs.size());
@@ -219,6 +252,7 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
   rv_blocked_.clear();
   *exhausted = false;
   bool stopped = false;
+  const bool stats = std::getenv("PILFER_MODEL_REVISIT_STATS") != nullptr;
   while (!rv_work_.empty()) {
     rv_cur_ = std::move(rv_work_.back());
     rv_work_.pop_back();
@@ -226,6 +260,9 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
     prefix_ = 0;
     const auto oc = run_execution();
     ++rv_runs_;
+    if (stats && rv_runs_ % 100000 == 0)
+      std::fprintf(stderr, "revisit: %zu runs, %zu executions, %zu blocked, %zu pruned, %zu invalid, %zu duplicates, %zu queued, %zu states\n",
+                   rv_runs_, res_.executions, res_.blocked, res_.pruned, rv_invalid_, rv_dup_, rv_work_.size(), res_.states);
     if (rv_unsupported_) {
       cleanup_execution();
       if (dump != nullptr) std::fclose(dump);

@@ -211,12 +211,24 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     return none;
   }
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
+  bool rv_max = true;  // revisit mode: the read takes the mo-latest write (the newest accepted one, for an await)
+  if (revisit_) {
+    std::uint32_t newest = l.mo.back();
+    if (a && a->accept)
+      for (std::uint32_t q = static_cast<std::uint32_t>(l.mo.size()); q-- > 0;)
+        if (await_accepts(a->accept, a->accept_ctx, l, l.mo[q])) {
+          newest = l.mo[q];
+          break;
+        }
+    rv_max = e.rf == newest;
+  }
   const auto gid = add_event(e, pos);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
   edges.clear();
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
+  if (revisit_) rv_set_max(gid, rv_max);
   if (rv_new && events_[gid].wr) rv_backward(gid);
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
@@ -300,7 +312,9 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   } else {
     p = positions.empty() ? good[0] : good[choose_recorded(good)];
   }
+  const bool rv_max = p == l.mo.size();  // revisit mode: the write goes mo-last
   const auto gid = add_event(proto, p);
+  if (revisit_) rv_set_max(gid, rv_max);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
   edges.clear();
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
