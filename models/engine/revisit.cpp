@@ -27,7 +27,6 @@
 // `blocked` count distinct complete and blocked graphs (canonical graph hashes).
 #include "checker.hpp"
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,23 +34,24 @@
 namespace pilfer::model::engine {
 
 namespace {
-std::atomic<int> g_exploration{static_cast<int>(exploration::dfs)};
-std::atomic<bool> g_mutant_no_backward{false};
+// Set by a test or tool before it runs checks; the engine runs every fiber on one OS thread.
+exploration g_exploration = exploration::dfs;
+bool g_mutant_no_backward = false;
 // PILFER_MODEL_REVISIT_ALL=1: every revisit, no maximality condition (duplicates are then caught by
 // the memo table and the final-graph sets only; for comparison)
 const bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
 }  // namespace
 
-void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward.store(on); }
+void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward = on; }
 
-void set_exploration(exploration e) noexcept { g_exploration.store(static_cast<int>(e)); }
+void set_exploration(exploration e) noexcept { g_exploration = e; }
 
 exploration current_exploration() noexcept {
   if (const char* v = std::getenv("PILFER_MODEL_EXPLORATION"); v != nullptr && *v != '\0') {
     if (std::strcmp(v, "revisit") == 0) return exploration::revisit;
     if (std::strcmp(v, "dfs") == 0) return exploration::dfs;
   }
-  return static_cast<exploration>(g_exploration.load());
+  return g_exploration;
 }
 
 void checker::rv_unsupported(const char* what) {
@@ -190,7 +190,7 @@ bool checker::rv_deleted_maximal(std::uint32_t r) const noexcept {
 /// Backward revisits by the write w (the event just added, in the current step): every read of its
 /// location outside porf-prefix(w) is revisited to read from w.
 void checker::rv_backward(std::uint32_t w) {
-  if (g_mutant_no_backward.load(std::memory_order_relaxed)) return;
+  if (g_mutant_no_backward) return;
   rv_index_events();
   const event& we = events_[w];
   const location& l = locs_[we.loc];
