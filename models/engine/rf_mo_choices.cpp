@@ -147,7 +147,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
           cut_here();
           return none;
         }
-        for (std::size_t k = 1; k < good.size(); ++k) rv_push_alternative(rv_name_of(cands[good[k]].w));
+        // (pushed oldest first: the next-newest source is explored next, as in the DFS's order)
+        for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(cands[good[k]].w));
         rv_rec_.outs.push_back(rv_name_of(cands[good[0]].w));
         build(cands[good[0]], e);
       }
@@ -306,7 +307,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   if (revisit_) {
     p = good[0];
     if (!positions.empty()) {  // live: the other consistent positions are alternatives
-      for (std::size_t k = 1; k < good.size(); ++k) rv_push_alternative(rv_name_of(l.mo[good[k] - 1]));
+      for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(l.mo[good[k] - 1]));
       rv_rec_.outs.push_back(rv_name_of(l.mo[p - 1]));
     }
   } else {
