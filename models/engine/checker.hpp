@@ -180,6 +180,7 @@ class checker {
   enum class outcome { complete, failed, pruned, blocked, other_shard };
   bool rc11() const noexcept { return opt_.model == memory_model::rc11; }
   bool memo_seen(hash128 h);  // insert; true if it was there
+  bool visit_state(const hash128& h, bool memoise);  // a scheduling point's state: false = seen before (pruned)
   outcome run_execution();
   void reset_execution();
   void report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted);

@@ -71,6 +71,22 @@ std::uint32_t checker::choose_recorded(const std::vector<std::uint32_t>& aux) {
   return c;
 }
 
+/// The state `h` at a scheduling point. `memoise`: a state seen before ends the run (pruned:
+/// returns false) and a new one is counted; either way `h` becomes the last state. The same state
+/// twice in a row is one visit (a step that added no event, e.g. a thread's start).
+bool checker::visit_state(const hash128& h, bool memoise) {
+  if (memoise && !(have_last_ && h == last_hash_)) {
+    if (memo_seen(h)) {
+      pruned_ = true;
+      return false;
+    }
+    ++res_.states;
+  }
+  last_hash_ = h;
+  have_last_ = true;
+  return true;
+}
+
 /// Replaying a prefix (except its last, bumped decision): take the recorded outcome.
 bool checker::fast_replay(std::uint32_t* aux) {
   if (unbranched_ || replaying_token_ || depth_ + 1 >= prefix_ || depth_ >= path_.size()) return false;
@@ -345,15 +361,7 @@ checker::outcome checker::run_execution() {
       h.a = combine(h.a, rv_order_);
       h.b = combine_b(h.b, rv_order_);
       // (a step that added no event, e.g. a thread's start, leaves the state as it was: one visit)
-      if (!(have_last_ && h == last_hash_)) {
-        if (memo_seen(h)) {
-          pruned_ = true;
-          break;
-        }
-        ++res_.states;
-      }
-      last_hash_ = h;
-      have_last_ = true;
+      if (!visit_state(h, true)) break;
       last_run_ = none;  // (the enabled threads are listed by index: the lowest goes)
     } else if (opt_.how == mode::exhaustive && !replaying_token_) {
       // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
@@ -365,16 +373,7 @@ checker::outcome checker::run_execution() {
       // compared with them. (The replay repeats the run that took the decision, state by state.)
       if (depth_ >= prefix_ || state >= hash_from_) {
         assert(depth_ < prefix_ || prefix_ == 0 || state > hash_from_);  // the state before was hashed
-        const hash128 h = state_hash();
-        if (depth_ >= prefix_ && !(have_last_ && h == last_hash_)) {
-          if (memo_seen(h)) {
-            pruned_ = true;
-            break;
-          }
-          ++res_.states;
-        }
-        last_hash_ = h;
-        have_last_ = true;
+        if (!visit_state(state_hash(), depth_ >= prefix_)) break;
       }
     } else {
       ++res_.states;

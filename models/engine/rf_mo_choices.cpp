@@ -66,6 +66,16 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     const std::uint32_t w = l.mo[p];
     return is_rmw_op && (!is_cas || (events_[w].wval & mask) == (expected & mask));
   };
+  // A trial: the read built from candidate c into x, and whether psc stays acyclic with it added
+  // (the trial event is removed again; x is made again from the chosen candidate afterwards).
+  const auto consistent = [&](const cand& c, event& x) {
+    build(c, x);
+    if (!psc_needed(x, false)) return true;
+    const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
+    const bool fine = psc_ok(gid, nullptr);
+    remove_last_event();
+    return fine;
+  };
   event e;
   std::uint32_t fast = 0;
   bool rv_new = false;  // revisit mode: a decision beyond the script (or its last): the RMW write revisits
@@ -119,14 +129,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       for (std::uint32_t i = 0; i < cands.size(); ++i) {
         const cand& c = cands[i];
         if (forced != none && c.w != forced) continue;
-        event& x = e;
-        build(c, x);
-        if (psc_needed(x, false)) {
-          const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
-          const bool fine = psc_ok(gid, nullptr);
-          remove_last_event();
-          if (!fine) continue;
-        }
+        if (!consistent(c, e)) continue;
         good.push_back(i);
       }
       if (forced != none) {  // a revisited read (or an RMW added before it): consistent, or dropped
@@ -180,14 +183,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     aux.clear();
     for (std::uint32_t i = 0; i < cands.size(); ++i) {
       const cand& c = cands[i];
-      event& x = e;  // (a trial: e is made again from the chosen candidate below)
-      build(c, x);
-      if (psc_needed(x, false)) {
-        const auto gid = add_event(x, x.wr ? events_[x.rf].mo_pos + 1 : none);
-        const bool fine = psc_ok(gid, nullptr);
-        remove_last_event();
-        if (!fine) continue;
-      }
+      if (!consistent(c, e)) continue;
       good.push_back(i);
       aux.push_back(c.w);
       if (unbranched_ || th.observing) break;  // only the first (newest) consistent source is taken
