@@ -38,8 +38,10 @@ inline const program* current = nullptr;
 // accesses run under the checker with the drawn order; relaxed twice, so half the accesses are weak).
 constexpr std::array<std::memory_order, 4> loads{std::memory_order_relaxed, std::memory_order_acquire,
                                                  std::memory_order_seq_cst, std::memory_order_relaxed};
+// (stores: the same draw; release pairs with a drawn acquire load in another thread, relaxed makes none)
 constexpr std::array<std::memory_order, 4> stores{std::memory_order_relaxed, std::memory_order_release,
                                                   std::memory_order_seq_cst, std::memory_order_relaxed};
+// (RMWs: the same draw; acq_rel and seq_cst both read and publish, release only publishes)
 constexpr std::array<std::memory_order, 4> rmws{std::memory_order_relaxed, std::memory_order_acq_rel,
                                                  std::memory_order_seq_cst, std::memory_order_release};
 
