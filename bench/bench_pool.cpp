@@ -11,6 +11,9 @@
 //   pool.pfor_1e7       uniform parallel_for over 10^7 cheap items
 //   pool.qsort_1e7      parallel quicksort of 10^7 ints (partition, fork both halves, std::sort below 4096)
 // Every body checks its result and reports an error instead of a time when it is wrong.
+// Every pool lives for the whole process, as a user's pool does (kept_pool), and each row runs its body once
+// untimed before its first repetition (warm_up_once), as the Rust harness does: no row times a pool's thread
+// start-up or its first touch of memory.
 #include <benchmark/benchmark.h>
 
 #include <pilfer/pool.hpp>
@@ -25,6 +28,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mutex_queue.hpp"
@@ -77,6 +86,35 @@ void run_inside(Pool& p, F&& f) {
 
 using pb::check;
 
+/// The process's pool of type Pool with `t` threads, made on first use and kept until exit (rows, their
+/// repetitions and their t:1/t:2 variants share it, as the threads of oneTBB and Rayon are shared).
+template <class Pool>
+Pool& kept_pool(unsigned t) {
+  static std::map<unsigned, std::unique_ptr<Pool>> pools;
+  std::unique_ptr<Pool>& p = pools[t];
+  if (!p) {
+    if constexpr (std::is_constructible_v<Pool, pilfer::pool_options>)
+      p = std::make_unique<Pool>(pilfer::pool_options{.threads = t});
+    else
+      p = std::make_unique<Pool>(t);
+  }
+  return *p;
+}
+
+/// True the first time the row (`row`: the calling function's __PRETTY_FUNCTION__, `arg`: its thread count)
+/// runs in this process: it then runs its body once untimed (warm-up: thread start-up, first touch of memory).
+bool first_run(const char* row, std::int64_t arg) {
+  static std::set<std::pair<std::string, std::int64_t>> warmed;
+  return warmed.emplace(row, arg).second;
+}
+
+/// A row's repetition: `body` once per iteration, timed, after the row's warm-up (first_run).
+template <class Body>
+void timed_row(benchmark::State& state, const char* row, std::int64_t arg, Body&& body) {
+  if (first_run(row, arg)) body();
+  for (auto _ : state) body();
+}
+
 /// Iterations per repetition: about 50-400 ms of work each (1 in smoke mode).
 benchmark::IterationCount iters(benchmark::IterationCount n) { return pb::smoke() ? 1 : n; }
 
@@ -95,21 +133,23 @@ std::uint64_t fib_spawn2(Pool& p, unsigned n) {
 }
 
 void fib_spawn2_pilfer(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = static_cast<unsigned>(state.range(0))});
-  for (auto _ : state) {
+  const auto t = static_cast<unsigned>(state.range(0));
+  auto& p = kept_pool<pilfer::pool>(t);
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     const auto r = p.submit([&] { return fib_spawn2<pilfer::task_group>(p, pb::size().fib_n); }).get();
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 template <class Pool>
 void fib_spawn2_mutex(benchmark::State& state) {
-  Pool p(static_cast<unsigned>(state.range(0)));
-  for (auto _ : state) {
+  const auto t = static_cast<unsigned>(state.range(0));
+  auto& p = kept_pool<Pool>(t);
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     std::uint64_t r = 0;
     run_inside(p, [&] { r = fib_spawn2<typename Pool::group>(p, pb::size().fib_n); });
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 // The same recursion as plain function calls: the "a spawn costs about a function call" anchor.
@@ -130,11 +170,12 @@ std::uint64_t fib_join_pilfer(pilfer::pool& p, unsigned n) {
 }
 
 void fib_join_pilfer_bm(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = static_cast<unsigned>(state.range(0))});
-  for (auto _ : state) {
+  const auto t = static_cast<unsigned>(state.range(0));
+  auto& p = kept_pool<pilfer::pool>(t);
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     const auto r = p.submit([&] { return fib_join_pilfer(p, pb::size().fib_n); }).get();
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 // ------------------------------------------------------------------------------------------ external 1M
@@ -147,22 +188,22 @@ void tiny_task() { ran().fetch_add(1, PILFER_SITE("bench.count", relaxed)); }
 bool ran_all(std::uint64_t n) { return ran().exchange(0, PILFER_SITE("bench.count", relaxed)) == n; }
 
 void external_pilfer_group(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  auto& p = kept_pool<pilfer::pool>(threads);
   const auto n = pb::size().external_tasks;
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     pilfer::task_group g(p);
     for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
     g.wait();
     check(state, ran_all(n), "tasks lost");
-  }
+  });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
 void external_pilfer_spawn(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  auto& p = kept_pool<pilfer::pool>(threads);
   const auto n = pb::size().external_tasks;
   countdown& c = finished();
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     c.reset(n);
     for (std::uint64_t i = 0; i < n; ++i) p.spawn([&c] {
       tiny_task();
@@ -170,20 +211,20 @@ void external_pilfer_spawn(benchmark::State& state) {
     });
     c.wait();
     check(state, ran_all(n), "tasks lost");
-  }
+  });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
 template <class Pool>
 void external_mutex(benchmark::State& state) {
-  Pool p(threads);
+  auto& p = kept_pool<Pool>(threads);
   const auto n = pb::size().external_tasks;
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     typename Pool::group g(p);
     for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
     g.wait();
     check(state, ran_all(n), "tasks lost");
-  }
+  });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
@@ -195,31 +236,32 @@ std_sync::atomic<std::uint64_t>& sink() {
 void skewed_task(std::uint64_t i) { sink().fetch_add(pb::work(pb::skewed_steps(i), i), PILFER_SITE("bench.count", relaxed)); }
 
 void skewed_serial(benchmark::State& state) {
-  for (auto _ : state)
+  timed_row(state, __PRETTY_FUNCTION__, 1, [] {
     for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) skewed_task(i);
+  });
 }
 
 void skewed_pilfer(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
-  for (auto _ : state) {
+  auto& p = kept_pool<pilfer::pool>(threads);
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     p.submit([&] {
        pilfer::task_group g(p);
        for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
        g.wait();
      }).get();
-  }
+  });
 }
 
 template <class Pool>
 void skewed_mutex(benchmark::State& state) {
-  Pool p(threads);
-  for (auto _ : state) {
+  auto& p = kept_pool<Pool>(threads);
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     run_inside(p, [&] {
       typename Pool::group g(p);
       for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
       g.wait();
     });
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------- parallel_for
@@ -229,17 +271,24 @@ std::vector<std::uint32_t>& pfor_data() {
 }
 
 void pfor_pilfer(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
+  auto& p = kept_pool<pilfer::pool>(threads);
   auto* a = pfor_data().data();
-  for (auto _ : state) pilfer::parallel_for(p, std::uint64_t{0}, pb::size().pfor_items, [a](std::uint64_t i) { pb::pfor_body(a, i); });
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
+    pilfer::parallel_for(p, std::uint64_t{0}, pb::size().pfor_items, [a](std::uint64_t i) { pb::pfor_body(a, i); });
+  });
   benchmark::DoNotOptimize(pfor_data()[pb::size().pfor_items / 2]);
 }
 
 // ------------------------------------------------------------------------------------------- quicksort
+/// `row`: the caller's __PRETTY_FUNCTION__ (first_run); the copy of the input is not timed.
 template <class Sort>
-void sort_bm(benchmark::State& state, Sort&& sort) {
+void sort_bm(benchmark::State& state, const char* row, Sort&& sort) {
   const auto input = pb::sort_input();
   std::vector<std::int32_t> v;
+  if (first_run(row, threads)) {
+    v = input;
+    sort(v);
+  }
   for (auto _ : state) {
     state.PauseTiming();
     v = input;
@@ -252,8 +301,8 @@ void sort_bm(benchmark::State& state, Sort&& sort) {
 }
 
 void qsort_pilfer(benchmark::State& state) {
-  pilfer::pool p(pilfer::pool_options{.threads = threads});
-  sort_bm(state, [&](std::vector<std::int32_t>& v) {
+  auto& p = kept_pool<pilfer::pool>(threads);
+  sort_bm(state, __PRETTY_FUNCTION__, [&](std::vector<std::int32_t>& v) {
     p.submit([&] {
        auto fork = [&](auto&& l, auto&& r) { pilfer::join(p, l, r); };
        pb::quicksort(v.begin(), v.end(), fork);
@@ -262,7 +311,7 @@ void qsort_pilfer(benchmark::State& state) {
 }
 
 void qsort_serial(benchmark::State& state) {
-  sort_bm(state, [](std::vector<std::int32_t>& v) {
+  sort_bm(state, __PRETTY_FUNCTION__, [](std::vector<std::int32_t>& v) {
     auto fork = [](auto&& l, auto&& r) {
       l();
       r();
@@ -280,6 +329,16 @@ void tbb_limit() {
   (void)g;
 }
 
+/// The process's arena with `t` slots, `reserved` of them for the calling thread, kept until exit (as
+/// kept_pool; applies tbb_limit first).
+tbb::task_arena& kept_arena(unsigned t, unsigned reserved) {
+  tbb_limit();
+  static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<tbb::task_arena>> arenas;
+  std::unique_ptr<tbb::task_arena>& a = arenas[{t, reserved}];
+  if (!a) a = std::make_unique<tbb::task_arena>(static_cast<int>(t), reserved);
+  return *a;
+}
+
 struct tbb_group {
   explicit tbb_group(int) {}
   tbb::task_group g;
@@ -291,14 +350,14 @@ struct tbb_group {
 };
 
 void fib_spawn2_tbb(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
+  const auto t = static_cast<unsigned>(state.range(0));
+  tbb::task_arena& arena = kept_arena(t, 1);
   int unused = 0;
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     std::uint64_t r = 0;
     arena.execute([&] { r = fib_spawn2<tbb_group>(unused, pb::size().fib_n); });
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 std::uint64_t fib_join_tbb(unsigned n) {
@@ -312,13 +371,13 @@ std::uint64_t fib_join_tbb(unsigned n) {
 }
 
 void fib_join_tbb_bm(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
-  for (auto _ : state) {
+  const auto t = static_cast<unsigned>(state.range(0));
+  tbb::task_arena& arena = kept_arena(t, 1);
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     std::uint64_t r = 0;
     arena.execute([&] { r = fib_join_tbb(pb::size().fib_n); });
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 std::uint64_t fib_invoke_tbb(unsigned n) {
@@ -329,13 +388,13 @@ std::uint64_t fib_invoke_tbb(unsigned n) {
 }
 
 void fib_invoke_tbb_bm(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(state.range(0)), 1);
-  for (auto _ : state) {
+  const auto t = static_cast<unsigned>(state.range(0));
+  tbb::task_arena& arena = kept_arena(t, 1);
+  timed_row(state, __PRETTY_FUNCTION__, t, [&] {
     std::uint64_t r = 0;
     arena.execute([&] { r = fib_invoke_tbb(pb::size().fib_n); });
     check(state, r == fib_expected(), "wrong fib");
-  }
+  });
 }
 
 // task_group::run from the main thread: it queues into the main thread's slot of the default arena (2 workers
@@ -343,22 +402,21 @@ void fib_invoke_tbb_bm(benchmark::State& state) {
 void external_tbb_group(benchmark::State& state) {
   tbb_limit();
   const auto n = pb::size().external_tasks;
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     tbb::task_group g;
     for (std::uint64_t i = 0; i < n; ++i) g.run(tiny_task);
     g.wait();
     check(state, ran_all(n), "tasks lost");
-  }
+  });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
 // task_arena::enqueue from the main thread into an arena of 2 workers; the main thread blocks on a flag.
 void external_tbb_enqueue(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 0);
+  tbb::task_arena& arena = kept_arena(threads, 0);
   const auto n = pb::size().external_tasks;
   countdown& c = finished();
-  for (auto _ : state) {
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     c.reset(n);
     for (std::uint64_t i = 0; i < n; ++i) arena.enqueue([&c] {
       tiny_task();
@@ -366,37 +424,35 @@ void external_tbb_enqueue(benchmark::State& state) {
     });
     c.wait();
     check(state, ran_all(n), "tasks lost");
-  }
+  });
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
 void skewed_tbb(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 1);
-  for (auto _ : state) {
+  tbb::task_arena& arena = kept_arena(threads, 1);
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     arena.execute([&] {
       tbb::task_group g;
       for (std::uint64_t i = 0; i < pb::size().skewed_tasks; ++i) g.run([i] { skewed_task(i); });
       g.wait();
     });
-  }
+  });
 }
 
 void pfor_tbb(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 1);
+  tbb::task_arena& arena = kept_arena(threads, 1);
   auto* a = pfor_data().data();
-  for (auto _ : state)
+  timed_row(state, __PRETTY_FUNCTION__, threads, [&] {
     arena.execute([&] {
       tbb::parallel_for(std::uint64_t{0}, pb::size().pfor_items, [a](std::uint64_t i) { pb::pfor_body(a, i); });
     });
+  });
   benchmark::DoNotOptimize(pfor_data()[pb::size().pfor_items / 2]);
 }
 
 void qsort_tbb(benchmark::State& state) {
-  tbb_limit();
-  tbb::task_arena arena(static_cast<int>(threads), 1);
-  sort_bm(state, [&](std::vector<std::int32_t>& v) {
+  tbb::task_arena& arena = kept_arena(threads, 1);
+  sort_bm(state, __PRETTY_FUNCTION__, [&](std::vector<std::int32_t>& v) {
     arena.execute([&] {
       auto fork = [](auto&& l, auto&& r) { tbb::parallel_invoke(l, r); };
       pb::quicksort(v.begin(), v.end(), fork);
