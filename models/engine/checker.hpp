@@ -258,10 +258,18 @@ class checker {
   struct rv_name {
     std::uint64_t tkey;  // the thread's canonical key
     std::uint32_t idx;   // the event's index in its thread (rv_unsat_idx: an await found nothing)
+    /// As an outcome: the decision took its first choice (TruSt's "added maximally": the newest
+    /// consistent source / mo position when it was taken). Unused when naming an event.
+    bool max = true;
   };
   struct rv_step {
     std::uint64_t tkey;
     std::uint32_t out_begin;  // its first outcome in `outs`
+    /// Its place in the order events were ADDED in (TruSt's <_G), which is not the order the
+    /// script runs them in: a revisited read keeps its place before the write it now reads.
+    std::uint32_t rank = 0;
+    /// Its read may not be revisited: it is in the porf-prefix of a write that revisited a read.
+    bool settled = false;
   };
   struct rv_script {
     std::vector<rv_step> steps;
@@ -271,28 +279,43 @@ class checker {
   static constexpr std::uint32_t rv_unsat_idx = 0xFFFFFFFEu;
   bool run_revisit(std::chrono::steady_clock::time_point t0, bool* exhausted);  // false: unsupported, use DFS
   [[noreturn]] void rv_unsupported(const char* what);
-  void rv_begin_step(std::uint32_t t);
+  void rv_begin_step(std::uint32_t t, std::uint32_t rank, bool settled);
   /// Inside the script: the current step still has scripted outcomes, or is not the script's last.
   bool rv_in_script() const noexcept { return rv_oi_ < rv_oend_ || rv_si_ < rv_cur_.steps.size(); }
-  rv_name rv_name_of(std::uint32_t gid) const noexcept {
+  rv_name rv_name_of(std::uint32_t gid, bool max = true) const noexcept {
     const event& e = events_[gid];
-    return rv_name{threads_[e.thread].key, e.index};
+    return rv_name{threads_[e.thread].key, e.index, max};
   }
   std::uint32_t rv_lookup(const rv_name& n) const noexcept;
   void rv_push_alternative(const rv_name& n);
   void rv_index_events();
   void rv_porf(std::uint32_t seed1, std::uint32_t seed2);
-  bool rv_build(std::uint32_t r, rv_script& sc) const;
+  bool rv_build(std::uint32_t r, rv_script& sc, std::uint32_t* r_rank) const;
   void rv_backward(std::uint32_t w);
   void rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p);
-  bool rv_step_kept(std::uint32_t s, std::uint32_t sr) const noexcept { return s < sr || rv_mark_[s] != 0; }
+  /// Event a was added before event b (TruSt's <_G: the steps' ranks, then gids within a step).
+  bool rv_added_before(std::uint32_t a, std::uint32_t b) const noexcept {
+    const std::uint32_t ra = rv_rec_.steps[rv_evstep_[a]].rank, rb = rv_rec_.steps[rv_evstep_[b]].rank;
+    return ra != rb ? ra < rb : a < b;
+  }
+  /// Whether event x stays in the graph of the revisit of read r (rv_mark_: the revisiting write's
+  /// porf-prefix): added before r, or in that prefix. r itself is replaced, not kept.
+  bool rv_kept(std::uint32_t x, std::uint32_t r) const noexcept {
+    return x != r && (rv_added_before(x, r) || rv_mark_[rv_evstep_[x]] != 0);
+  }
   void rv_set_max(std::uint32_t gid, bool m) {
     if (rv_max_.size() <= gid) rv_max_.resize(gid + 1, 1);
     rv_max_[gid] = m ? 1 : 0;
   }
-  /// TruSt's maximality: r and every event added after r outside the kept porf-prefix (rv_mark_) were
-  /// added taking the mo-latest choice; else the revisit's graph is reached from another branch.
-  bool rv_deleted_maximal(std::uint32_t r) const noexcept;
+  bool rv_is_max(std::uint32_t gid) const noexcept { return gid >= rv_max_.size() || rv_max_[gid] != 0; }
+  /// Whether the await read `gid` (its predicate is gone with its frame) accepts the store `k`:
+  /// 1 / 0 from the values its predicate was asked about when it was added (every store of the
+  /// location then), -1 if k's value is not among them.
+  int rv_await_accepts(std::uint32_t gid, std::uint32_t k) const noexcept;
+  /// TruSt's maximality condition (GenMC's isMaximalExtension) for revisiting read r by write w
+  /// (w = none: by the RMW the running thread is about to add, which reads a store another RMW
+  /// reads): the graph this revisit makes has exactly one parent, this one.
+  bool rv_maximal_extension(std::uint32_t r, std::uint32_t w) const noexcept;
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
@@ -439,11 +462,23 @@ class checker {
   std::uint32_t rv_index_ptr_ = 0;
   std::uint32_t rv_tlast_[max_threads + 1] = {};
   std::vector<std::uint8_t> rv_mark_;  // rv_porf: the steps of a porf-prefix
-  std::vector<std::uint8_t> rv_max_;   // gid -> added maximally (mo-latest rf / mo position); default 1
-  std::uint64_t rv_order_ = 0;         // hash of the order events were added in (the state is the graph and it)
-  std::size_t rv_order_upto_ = 0;      // events hashed into rv_order_
+  std::vector<std::uint8_t> rv_max_;   // gid -> added maximally (its decision's first choice); default 1
+  std::uint32_t rv_next_rank_ = 0;     // the rank of the next step beyond the script
+  std::uint32_t rv_states_at_ = none;  // events_.size() at the last state counted
+  // await reads of this execution: gid, and [begin, end) of their (value, accepted) pairs
+  struct rv_await_read {
+    std::uint32_t gid, begin, end;
+  };
+  std::vector<rv_await_read> rv_awaits_;
+  std::vector<std::pair<std::uint64_t, bool>> rv_await_vals_;
+  // maximality checks that met an await read and a store whose value its predicate was not asked
+  // about (taken as rejected: the revisit is made, a duplicate is possible)
+  mutable std::size_t rv_await_unknown_ = 0;
   unsigned rv_assume_blocked_ = 0;     // threads stopped by a false assume() in this execution
-  std::unordered_set<hash128, hash128_hasher> rv_complete_, rv_blocked_;  // distinct final graphs
+  // Debug cross-check (revisit_duplicate_check()): the final graphs seen, to count repeats. The
+  // counts do not depend on it: each graph is explored once (maximality).
+  bool rv_check_dups_ = false;
+  std::unordered_set<hash128, hash128_hasher> rv_complete_, rv_blocked_;
   std::size_t rv_runs_ = 0, rv_revisits_ = 0, rv_invalid_ = 0, rv_dup_ = 0;
 
   // decisions

@@ -19,6 +19,7 @@
 // offered, in rf_mo_choices.cpp and consistency.cpp.
 #include "checker.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <cstdio>
@@ -290,9 +291,12 @@ void checker::reset_execution() {
     rv_max_.clear();
     rv_index_ptr_ = 0;
     for (auto& x : rv_tlast_) x = none;
-    rv_order_ = 0;
-    rv_order_upto_ = 0;
+    rv_next_rank_ = 0;
+    for (const rv_step& st : rv_cur_.steps) rv_next_rank_ = std::max(rv_next_rank_, st.rank + 1);
     rv_assume_blocked_ = 0;
+    rv_states_at_ = none;
+    rv_awaits_.clear();
+    rv_await_vals_.clear();
   }
   hash_from_ = prefix_ == 0 || prefix_ > path_.size() ? 0 : path_[prefix_ - 1].state;
 }
@@ -327,7 +331,7 @@ checker::outcome checker::run_execution() {
       }
     }
     if (revisit_) {
-      // ---- revisit mode: the script's next step, or a state (memoised with its order) ----
+      // ---- revisit mode: the script's next step, or a state (not memoised: each graph is reached once) ----
       if (rv_oi_ < rv_oend_) {  // a scripted step ended before its recorded decisions: not this graph
         ++rv_invalid_;
         pruned_ = true;
@@ -347,21 +351,17 @@ checker::outcome checker::run_execution() {
         rv_oend_ = rv_si_ + 1 < rv_cur_.steps.size() ? rv_cur_.steps[rv_si_ + 1].out_begin
                                                      : static_cast<std::uint32_t>(rv_cur_.outs.size());
         ++rv_si_;
-        rv_begin_step(t);
+        rv_begin_step(t, st.rank, st.settled);
         last_run_ = t;
         switch_to(t);
         continue;
       }
       rv_oi_ = rv_oend_ = 0;
-      // the order the events were added in (steps that added none, e.g. a thread's start, do not
-      // change the future: the order of events, not of steps, is part of the state)
-      for (; rv_order_upto_ < events_.size(); ++rv_order_upto_)
-        rv_order_ = combine(rv_order_, threads_[events_[rv_order_upto_].thread].key);
-      hash128 h = state_hash();
-      h.a = combine(h.a, rv_order_);
-      h.b = combine_b(h.b, rv_order_);
-      // (a step that added no event, e.g. a thread's start, leaves the state as it was: one visit)
-      if (!visit_state(h, true)) break;
+      // (a step that added no event, e.g. a thread's start, leaves the state as it was: one state)
+      if (rv_states_at_ != events_.size()) {
+        ++res_.states;
+        rv_states_at_ = static_cast<std::uint32_t>(events_.size());
+      }
       last_run_ = none;  // (the enabled threads are listed by index: the lowest goes)
     } else if (opt_.how == mode::exhaustive && !replaying_token_) {
       // ---- a state: memoise (exhaustive, beyond the replayed prefix) ----
@@ -421,7 +421,7 @@ checker::outcome checker::run_execution() {
       break;
     }
     if (revisit_) {
-      rv_begin_step(en[0]);
+      rv_begin_step(en[0], rv_next_rank_++, false);
       last_run_ = en[0];
       switch_to(en[0]);
       continue;

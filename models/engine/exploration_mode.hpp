@@ -14,6 +14,8 @@
 // at each check(); it overrides set_exploration()).
 #pragma once
 
+#include <cstddef>
+
 namespace pilfer::model::engine {
 
 enum class exploration { dfs, revisit };
@@ -25,5 +27,21 @@ exploration current_exploration() noexcept;
 /// Self-test only (tests/revisit.cpp): a mutant revisit mode whose writes make no backward revisits;
 /// the differential test must see it lose outcomes.
 void set_revisit_mutant_no_backward(bool on) noexcept;
+/// Self-test only: a mutant revisit mode without the maximality condition (every revisit is made);
+/// the optimality checks must see it reach graphs more than once.
+void set_revisit_mutant_no_maximality(bool on) noexcept;
+
+/// Debug cross-check of revisit mode's optimality: remember every final graph (canonical hash)
+/// and count those reached again (env PILFER_MODEL_REVISIT_CHECK=1 does the same). The counts in
+/// the result are the same either way: they never depend on these sets.
+void set_revisit_duplicate_check(bool on) noexcept;
+/// What the last check() that explored by revisits did.
+struct revisit_counts {
+  std::size_t runs = 0;        // executions run (replays included): each ends complete, blocked or pruned
+  std::size_t duplicates = 0;  // final graphs reached again (0 unless set_revisit_duplicate_check)
+  std::size_t invalid = 0;     // revisits found inconsistent when replayed (pruned runs)
+  std::size_t await_unknown = 0;  // maximality checks that took an await to reject a value it was never asked about
+};
+revisit_counts last_revisit_counts() noexcept;
 
 }  // namespace pilfer::model::engine

@@ -18,13 +18,15 @@
 //
 // RMW atomicity (GenMC's "pending RMW"): an RMW whose source is already read by another RMW p is
 // not added (it would break atomicity); instead it revisits the reads of the location added up to
-// p, in graphs where it is added before them, and the execution ends (it counts as pruned).
+// p, in graphs where it is added before them, and the execution goes on with its other choices.
 //
-// Duplicates: without TruSt's maximality condition one graph can be reached more than once. The
-// future of a state here depends on its graph AND on the order its events were added in (a
-// revisit keeps "the events added before r"), so the memo table is keyed by both (a state seen
-// before is not explored again), and the final graphs are counted once each: `executions` and
-// `blocked` count distinct complete and blocked graphs (canonical graph hashes).
+// Optimality (TruSt, POPL'22): each graph is the end of one run only, so nothing is memoised and
+// every final graph is counted. What makes it so (rv_maximal_extension): a revisit is made only
+// from the one graph that added the events it deletes "maximally"; the order events were added in
+// (a step's rank) is kept apart from the order a script runs them in, since a revisited read keeps
+// its place before the write it now reads; and the porf-prefix of a revisiting write is settled:
+// its reads are not revisited again. set_revisit_duplicate_check() remembers the final graphs to
+// count repeats (a debug cross-check; the self-test requires none).
 #include "checker.hpp"
 
 #include <algorithm>
@@ -38,12 +40,17 @@ namespace {
 // Set by a test or tool before it runs checks; the engine runs every fiber on one OS thread.
 exploration g_exploration = exploration::dfs;
 bool g_mutant_no_backward = false;
-// PILFER_MODEL_REVISIT_ALL=1: every revisit, no maximality condition (duplicates are then caught by
-// the memo table and the final-graph sets only; for comparison)
-const bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
+bool g_duplicate_check = false;   // set_revisit_duplicate_check()
+revisit_counts g_last_counts;     // last_revisit_counts()
+// PILFER_MODEL_REVISIT_ALL=1 or set_revisit_mutant_no_maximality(): every revisit, no maximality
+// condition (a graph may then be counted more than once; for comparison and the self-test)
+bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
 }  // namespace
 
 void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward = on; }
+void set_revisit_mutant_no_maximality(bool on) noexcept { g_no_maximality = on; }
+void set_revisit_duplicate_check(bool on) noexcept { g_duplicate_check = on; }
+revisit_counts last_revisit_counts() noexcept { return g_last_counts; }
 
 void set_exploration(exploration e) noexcept { g_exploration = e; }
 
@@ -61,9 +68,9 @@ void checker::rv_unsupported(const char* what) {
   abandon();
 }
 
-void checker::rv_begin_step(std::uint32_t t) {
+void checker::rv_begin_step(std::uint32_t t, std::uint32_t rank, bool settled) {
   const auto s = static_cast<std::uint32_t>(rv_rec_.steps.size());
-  rv_rec_.steps.push_back(rv_step{threads_[t].key, static_cast<std::uint32_t>(rv_rec_.outs.size())});
+  rv_rec_.steps.push_back(rv_step{threads_[t].key, static_cast<std::uint32_t>(rv_rec_.outs.size()), rank, settled});
   rv_step_gid_.push_back(static_cast<std::uint32_t>(events_.size()));
   rv_step_prev_.push_back(rv_tlast_[t]);
   rv_tlast_[t] = s;
@@ -115,20 +122,30 @@ void checker::rv_porf(std::uint32_t seed1, std::uint32_t seed2) {
   }
 }
 
-/// The script of the graph restricted to the steps before r's and the marked steps after it, in
-/// their order (r's step and what follows are added by the caller). false: a step of that shape
-/// cannot be restricted (more than one decision in a step whose mo predecessor is dropped).
-bool checker::rv_build(std::uint32_t r, rv_script& sc) const {
+/// The script of the graph that revisiting read r keeps: the steps added before r's (by rank) and
+/// the marked ones (the revisiting write's porf-prefix, which become settled), in the order this
+/// execution ran them, ranked 0.. in their added order; `*r_rank` is the rank r's step takes among
+/// them (its own place: a revisited read stays before the write it reads). The caller appends r's
+/// step (and, for a pending RMW, the RMW's). false: a step of that shape cannot be restricted (more
+/// than one decision in a step whose mo predecessor is dropped).
+bool checker::rv_build(std::uint32_t r, rv_script& sc, std::uint32_t* r_rank) const {
   const std::uint32_t sr = rv_evstep_[r];
   const auto n = static_cast<std::uint32_t>(rv_rec_.steps.size());
-  const std::uint32_t ob = rv_rec_.steps[sr].out_begin;
-  sc.steps.assign(rv_rec_.steps.begin(), rv_rec_.steps.begin() + sr);
-  sc.outs.assign(rv_rec_.outs.begin(), rv_rec_.outs.begin() + ob);
-  for (std::uint32_t s = sr + 1; s < n; ++s) {
-    if (rv_mark_[s] == 0) continue;
+  const std::uint32_t rank_r = rv_rec_.steps[sr].rank;
+  const auto kept_step = [&](std::uint32_t s) {
+    return s != sr && (rv_rec_.steps[s].rank < rank_r || rv_mark_[s] != 0);
+  };
+  sc.steps.clear();
+  sc.outs.clear();
+  std::vector<std::uint32_t> ranks;  // the kept steps' old ranks and r's, sorted: new rank = index
+  ranks.push_back(rank_r);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (!kept_step(s)) continue;
+    ranks.push_back(rv_rec_.steps[s].rank);
     const std::uint32_t b = rv_rec_.steps[s].out_begin;
     const std::uint32_t e = s + 1 < n ? rv_rec_.steps[s + 1].out_begin : static_cast<std::uint32_t>(rv_rec_.outs.size());
-    sc.steps.push_back(rv_step{rv_rec_.steps[s].tkey, static_cast<std::uint32_t>(sc.outs.size())});
+    sc.steps.push_back(rv_step{rv_rec_.steps[s].tkey, static_cast<std::uint32_t>(sc.outs.size()), rv_rec_.steps[s].rank,
+                               rv_rec_.steps[s].settled || rv_mark_[s] != 0});
     for (std::uint32_t o = b; o < e; ++o) {
       const rv_name& nm = rv_rec_.outs[o];
       if (nm.idx == rv_unsat_idx) {
@@ -136,11 +153,12 @@ bool checker::rv_build(std::uint32_t r, rv_script& sc) const {
         continue;
       }
       const std::uint32_t src = rv_lookup(nm);
-      if (src != none && rv_step_kept(rv_evstep_[src], sr) && rv_evstep_[src] != sr) {
+      if (src != none && kept_step(rv_evstep_[src])) {
         sc.outs.push_back(nm);  // (a read's source is always kept: the kept steps are porf-closed)
         continue;
       }
-      // a write's mo predecessor that is dropped: the nearest kept write mo-before it, added before it
+      // a write's mo predecessor that is dropped (maximality allows it for the revisiting write
+      // only): the nearest kept write mo-before it, run before it
       if (e - b != 1) return false;
       const std::uint32_t x = rv_step_gid_[s];
       const event& xe = events_[x];
@@ -149,9 +167,10 @@ bool checker::rv_build(std::uint32_t r, rv_script& sc) const {
       bool found = false;
       for (std::uint32_t q = xe.mo_pos; q-- > 0;) {
         const std::uint32_t z = l.mo[q];
-        const std::uint32_t sz = rv_evstep_[z];
-        if (z < x && sz != sr && rv_step_kept(sz, sr)) {
-          sc.outs.push_back(rv_name_of(z));
+        if (z < x && kept_step(rv_evstep_[z])) {
+          rv_name pred = rv_name_of(z);
+          pred.max = nm.max;
+          sc.outs.push_back(pred);
           found = true;
           break;
         }
@@ -159,37 +178,66 @@ bool checker::rv_build(std::uint32_t r, rv_script& sc) const {
       if (!found) return false;
     }
   }
+  std::sort(ranks.begin(), ranks.end());
+  for (rv_step& st : sc.steps)
+    st.rank = static_cast<std::uint32_t>(std::lower_bound(ranks.begin(), ranks.end(), st.rank) - ranks.begin());
+  *r_rank = static_cast<std::uint32_t>(std::lower_bound(ranks.begin(), ranks.end(), rank_r) - ranks.begin());
   return true;
 }
 
-bool checker::rv_deleted_maximal(std::uint32_t r) const noexcept {
-  const std::uint32_t sr = rv_evstep_[r];
-  const auto n = static_cast<std::uint32_t>(rv_rec_.steps.size());
-  const auto is_max = [&](std::uint32_t gid) { return gid >= rv_max_.size() || rv_max_[gid] != 0; };
-  if (!is_max(r)) return false;
-  for (std::uint32_t s = sr; s < n; ++s) {
-    const std::uint32_t end = s + 1 < n ? rv_step_gid_[s + 1] : static_cast<std::uint32_t>(events_.size());
-    if (s != sr && rv_mark_[s] != 0) {
-      // a kept plain write added after r: as late in mo as the dropped writes added before it allow
-      // (its mo successor is not one of them), so that one graph has one parent
-      for (std::uint32_t gi = rv_step_gid_[s]; gi < end; ++gi) {
-        const event& x = events_[gi];
-        if (!x.wr || x.rd || x.loc == none) continue;
-        const location& l = locs_[x.loc];
-        if (x.mo_pos + 1 >= l.mo.size()) continue;
-        const std::uint32_t nx = l.mo[x.mo_pos + 1];
-        if (nx < gi && !rv_step_kept(rv_evstep_[nx], sr)) return false;
-      }
-      continue;
+// TruSt's maximality (POPL'22; GenMC's isMaximalExtension). Revisiting r by w keeps the events
+// added before r and porf-prefix(w) and deletes the others (D). Many graphs differ from this one
+// only in D and the choices of r's events; the revisit is made from one of them only, the one
+// that added D "maximally", so that its result has one parent:
+//   - w (a plain write) is not placed mo-before a deleted write: its mo successor is kept;
+//   - r and every event of D took its decision's first choice (rv_max_);
+//   - no kept write other than w is mo-after an event of D or r (for a read: mo-after the write
+//     it reads), i.e. they read / were placed mo-latest among what stays;
+//   - no read of D or r reads a deleted write added after it (it was itself revisited by it).
+// An RMW is one event here (GenMC: a read and a write); its read part's conditions cover its
+// write's, which follows its source in mo.
+bool checker::rv_maximal_extension(std::uint32_t r, std::uint32_t w) const noexcept {
+  if (w != none && !events_[w].rd) {
+    const location& l = locs_[events_[w].loc];
+    const std::uint32_t q = events_[w].mo_pos + 1;
+    if (q < l.mo.size() && !rv_kept(l.mo[q], r)) return false;
+  }
+  for (auto gi = static_cast<std::uint32_t>(events_.size()); gi-- > 0;) {
+    if (rv_kept(gi, r)) continue;  // (r itself is not kept: it is checked)
+    if (!rv_is_max(gi)) return false;
+    const event& e = events_[gi];
+    if (!e.rd && !e.wr) continue;
+    const std::uint32_t x = e.rd ? e.rf : gi;
+    if (x == none) continue;
+    const location& l = locs_[e.loc];
+    bool await_read = false;
+    for (const rv_await_read& aw : rv_awaits_) await_read = await_read || aw.gid == gi;
+    for (std::uint32_t q = events_[x].mo_pos + 1; q < l.mo.size(); ++q) {
+      const std::uint32_t k = l.mo[q];
+      if (k == w || !rv_kept(k, r)) continue;
+      if (!await_read) return false;
+      // an await would read k (mo-later) only if it accepts it
+      const int acc = rv_await_accepts(gi, k);
+      if (acc == 1) return false;
+      if (acc < 0) ++rv_await_unknown_;
     }
-    for (std::uint32_t gi = rv_step_gid_[s]; gi < end; ++gi)
-      if (!is_max(gi)) return false;
+    if (e.rd && !rv_kept(e.rf, r) && rv_added_before(gi, e.rf)) return false;
   }
   return true;
 }
 
+int checker::rv_await_accepts(std::uint32_t gid, std::uint32_t k) const noexcept {
+  const std::uint64_t v = events_[k].wval;
+  for (const rv_await_read& aw : rv_awaits_) {
+    if (aw.gid != gid) continue;
+    for (std::uint32_t i = aw.begin; i < aw.end; ++i)
+      if (rv_await_vals_[i].first == v) return rv_await_vals_[i].second ? 1 : 0;
+  }
+  return -1;
+}
+
 /// Backward revisits by the write w (the event just added, in the current step): every read of its
-/// location outside porf-prefix(w) is revisited to read from w.
+/// location outside porf-prefix(w), not settled, whose revisit passes the maximality condition.
 void checker::rv_backward(std::uint32_t w) {
   if (g_mutant_no_backward) return;
   rv_index_events();
@@ -203,13 +251,12 @@ void checker::rv_backward(std::uint32_t w) {
     if (!re.rd) continue;
     const std::uint32_t sr = rv_evstep_[r];
     if (rv_mark_[sr] != 0 || rv_step_gid_[sr] != r) continue;  // in porf(w); (a read is its step's first event)
-    if (!g_no_maximality) {
-      // (w's own place in mo: as for the kept writes in rv_deleted_maximal)
-      if (!rv_deleted_maximal(r)) continue;
-    }
+    if (rv_rec_.steps[sr].settled) continue;
+    if (!g_no_maximality && !rv_maximal_extension(r, w)) continue;
     rv_script sc;
-    if (!rv_build(r, sc)) continue;
-    sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size())});
+    std::uint32_t r_rank = 0;
+    if (!rv_build(r, sc, &r_rank)) continue;
+    sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size()), r_rank, false});
     sc.validate_from = static_cast<std::uint32_t>(sc.outs.size());
     sc.outs.push_back(rv_name_of(w));
     rv_work_.push_back(std::move(sc));
@@ -220,27 +267,33 @@ void checker::rv_backward(std::uint32_t w) {
   std::reverse(rv_work_.begin() + static_cast<std::ptrdiff_t>(before), rv_work_.end());
 }
 
-/// The running thread's RMW u (not added) would read s, which the RMW p already reads: u revisits
+/// The running thread's RMW u (not added) would read s, which the RMW p already reads (GenMC's
+/// pending RMW: u reading s is a non-maximal forward choice whose write then revisits): u revisits
 /// the reads of the location added up to p, in graphs where u is added (reading s) before them.
+/// Nothing if p is settled or in u's porf-prefix: p then stays in every such graph, and u may not
+/// read s beside it.
 void checker::rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p) {
   rv_index_events();
   const auto cur_step = static_cast<std::uint32_t>(rv_rec_.steps.size() - 1);
   rv_porf(rv_step_prev_[cur_step], rv_evstep_[s]);
+  if (rv_mark_[rv_evstep_[p]] != 0 || rv_rec_.steps[rv_evstep_[p]].settled) return;
   const location& l = locs_[lid];
   const rv_name u{threads_[cur_].key, static_cast<std::uint32_t>(threads_[cur_].events.size())};
   for (const std::uint32_t r : l.acc) {
-    if (r > p) break;  // (acc is in gid order)
     const event& re = events_[r];
-    if (!re.rd) continue;
+    if (!re.rd || rv_added_before(p, r)) continue;
     const std::uint32_t sr = rv_evstep_[r];
     if (rv_mark_[sr] != 0 || rv_step_gid_[sr] != r) continue;
-    if (!g_no_maximality && !rv_deleted_maximal(r)) continue;
+    if (rv_rec_.steps[sr].settled) continue;
+    if (!g_no_maximality && !rv_maximal_extension(r, none)) continue;
     rv_script sc;
-    if (!rv_build(r, sc)) continue;
+    std::uint32_t r_rank = 0;
+    if (!rv_build(r, sc, &r_rank)) continue;
+    const auto u_rank = static_cast<std::uint32_t>(sc.steps.size() + 1);  // (after every kept step and r)
     sc.validate_from = static_cast<std::uint32_t>(sc.outs.size());
-    sc.steps.push_back(rv_step{threads_[cur_].key, static_cast<std::uint32_t>(sc.outs.size())});
-    sc.outs.push_back(rv_name_of(s));
-    sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size())});
+    sc.steps.push_back(rv_step{threads_[cur_].key, static_cast<std::uint32_t>(sc.outs.size()), u_rank, true});
+    sc.outs.push_back(rv_name_of(s, false));
+    sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size()), r_rank, false});
     sc.outs.push_back(u);
     rv_work_.push_back(std::move(sc));
     ++rv_revisits_;
@@ -255,6 +308,8 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
   rv_work_.emplace_back();
   rv_complete_.clear();
   rv_blocked_.clear();
+  rv_check_dups_ = g_duplicate_check || std::getenv("PILFER_MODEL_REVISIT_CHECK") != nullptr;
+  g_last_counts = revisit_counts{};
   *exhausted = false;
   bool stopped = false;
   const bool stats = std::getenv("PILFER_MODEL_REVISIT_STATS") != nullptr;
@@ -273,19 +328,16 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
       if (dump != nullptr) std::fclose(dump);
       return false;
     }
+    // Every final graph is counted: maximality makes each one the end of one run only. The sets
+    // only check that (rv_check_dups_), they do not filter.
     if (oc == outcome::complete) {
-      if (rv_complete_.insert(state_hash()).second) {
-        ++res_.executions;
-        if (dump != nullptr) std::fputs(graph_line().c_str(), dump);
-      } else {
-        ++rv_dup_;
-      }
+      ++res_.executions;
+      if (rv_check_dups_ && !rv_complete_.insert(state_hash()).second) ++rv_dup_;
+      if (dump != nullptr) std::fputs(graph_line().c_str(), dump);
     }
     if (oc == outcome::blocked) {
-      if (rv_blocked_.insert(state_hash()).second)
-        ++res_.blocked;
-      else
-        ++rv_dup_;
+      ++res_.blocked;
+      if (rv_check_dups_ && !rv_blocked_.insert(state_hash()).second) ++rv_dup_;
     }
     if (oc == outcome::pruned) ++res_.pruned;
     if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
@@ -302,11 +354,12 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
       break;
     }
   }
+  g_last_counts = revisit_counts{rv_runs_, rv_dup_, rv_invalid_, rv_await_unknown_};
   if (dump != nullptr) std::fclose(dump);
   *exhausted = !stopped && rv_work_.empty();
   if (std::getenv("PILFER_MODEL_REVISIT_STATS") != nullptr)
-    std::fprintf(stderr, "revisit: %zu runs, %zu revisits pushed, %zu invalid, %zu duplicate final graphs, %zu pruned\n",
-                 rv_runs_, rv_revisits_, rv_invalid_, rv_dup_, res_.pruned);
+    std::fprintf(stderr, "revisit: %zu runs, %zu revisits pushed, %zu invalid, %zu duplicate final graphs%s, %zu pruned, %zu await-unknown\n",
+                 rv_runs_, rv_revisits_, rv_invalid_, rv_dup_, rv_check_dups_ ? "" : " (not checked)", res_.pruned, rv_await_unknown_);
   rv_work_.clear();
   rv_work_.shrink_to_fit();
   return true;

@@ -79,6 +79,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   event e;
   std::uint32_t fast = 0;
   bool rv_new = false;  // revisit mode: a decision beyond the script (or its last): the RMW write revisits
+  bool rv_max = true;   // revisit mode: the decision took its first choice (TruSt's "added maximally")
   if (revisit_) {
     std::uint32_t forced = none;  // a scripted source
     bool validate = true;
@@ -92,6 +93,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       const rv_name nm = rv_cur_.outs[rv_oi_];
       validate = rv_cur_.validate_from != none && rv_oi_ >= rv_cur_.validate_from;
       rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+      rv_max = nm.max;
       ++rv_oi_;
       rv_rec_.outs.push_back(nm);
       if (nm.idx == rv_unsat_idx) {
@@ -124,21 +126,28 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
         }
         cands.push_back(cand{l.mo[p], becomes_rmw});
       }
+      // the consistent candidates, newest first (for a revisited read too: whether its new source
+      // is the first choice it would have now decides whether it was added maximally)
       std::vector<std::uint32_t>& good = scratch_good_;
       good.clear();
+      std::uint32_t forced_at = none;  // its index in cands
       for (std::uint32_t i = 0; i < cands.size(); ++i) {
         const cand& c = cands[i];
-        if (forced != none && c.w != forced) continue;
+        if (forced != none && !good.empty() && c.w != forced) continue;  // (the first one and the forced one suffice)
         if (!consistent(c, e)) continue;
         good.push_back(i);
+        if (c.w == forced) forced_at = i;
       }
-      if (forced != none) {  // a revisited read (or an RMW added before it): consistent, or dropped
-        if (good.empty()) {
+      if (forced != none) {  // a revisited read (or a pending RMW added before it): consistent, or dropped
+        if (forced_at == none) {
           ++rv_invalid_;
           cut_here();
           return none;
         }
-        build(cands[good[0]], e);
+        // the revisited read itself (the script's last outcome): maximal if its source is the first
+        // choice; a pending RMW keeps its recorded (non-maximal) flag
+        if (rv_new) rv_max = cands[good[0]].w == forced;
+        build(cands[forced_at], e);
       } else {
         for (const std::uint32_t p : conflicts) rv_conflicts(lid, l.mo[p], l.mo[p + 1]);
         if (good.empty() && a && a->accept) {  // as in the DFS: the await waits for the graph to change
@@ -151,8 +160,9 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
           return none;
         }
         // (pushed oldest first: the next-newest source is explored next, as in the DFS's order)
-        for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(cands[good[k]].w));
-        rv_rec_.outs.push_back(rv_name_of(cands[good[0]].w));
+        for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(cands[good[k]].w, false));
+        rv_rec_.outs.push_back(rv_name_of(cands[good[0]].w, true));
+        rv_max = true;
         build(cands[good[0]], e);
       }
     }
@@ -208,17 +218,6 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     return none;
   }
   const auto pos = e.wr ? events_[e.rf].mo_pos + 1 : none;
-  bool rv_max = true;  // revisit mode: the read takes the mo-latest write (the newest accepted one, for an await)
-  if (revisit_) {
-    std::uint32_t newest = l.mo.back();
-    if (a && a->accept)
-      for (std::uint32_t q = static_cast<std::uint32_t>(l.mo.size()); q-- > 0;)
-        if (await_accepts(a->accept, a->accept_ctx, l, l.mo[q])) {
-          newest = l.mo[q];
-          break;
-        }
-    rv_max = e.rf == newest;
-  }
   const auto gid = add_event(e, pos);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;
   edges.clear();
@@ -226,6 +225,11 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
   if (revisit_) rv_set_max(gid, rv_max);
+  if (revisit_ && a && a->accept) {  // (the maximality condition asks later what it accepts)
+    const auto begin = static_cast<std::uint32_t>(rv_await_vals_.size());
+    for (const std::uint32_t w : l.mo) rv_await_vals_.emplace_back(events_[w].wval, await_accepts(a->accept, a->accept_ctx, l, w));
+    rv_awaits_.push_back(rv_await_read{gid, begin, static_cast<std::uint32_t>(rv_await_vals_.size())});
+  }
   if (rv_new && events_[gid].wr) rv_backward(gid);
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
@@ -251,6 +255,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   good.clear();
   std::uint32_t fastp = 0;
   bool rv_new = false;
+  bool rv_max = true;  // revisit mode: the write took its first choice (the newest consistent mo position)
   if (revisit_ && rv_in_script()) {  // revisit mode: the scripted mo predecessor
     if (rv_oi_ >= rv_oend_) {
       ++rv_invalid_;
@@ -259,6 +264,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     }
     const rv_name nm = rv_cur_.outs[rv_oi_];
     rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+    rv_max = nm.max;
     ++rv_oi_;
     rv_rec_.outs.push_back(nm);
     const std::uint32_t pred = rv_lookup(nm);
@@ -303,13 +309,12 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   if (revisit_) {
     p = good[0];
     if (!positions.empty()) {  // live: the other consistent positions are alternatives
-      for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(l.mo[good[k] - 1]));
-      rv_rec_.outs.push_back(rv_name_of(l.mo[p - 1]));
+      for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(l.mo[good[k] - 1], false));
+      rv_rec_.outs.push_back(rv_name_of(l.mo[p - 1], true));
     }
   } else {
     p = positions.empty() ? good[0] : good[choose_recorded(good)];
   }
-  const bool rv_max = p == l.mo.size();  // revisit mode: the write goes mo-last
   const auto gid = add_event(proto, p);
   if (revisit_) rv_set_max(gid, rv_max);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges = scratch_edges_;

@@ -3,7 +3,10 @@
 //         as the DFS over interleavings: on fixed programs (RMW atomicity, assume, await, spawn and
 //         join) and on random ones (random_programs.hpp, with assume() and await; PILFER_SEED=N
 //         replays a run, the seed is printed). Its counts are distinct graphs: `executions` equal
-//         the DFS's exactly. A mutant without backward revisits loses outcomes on some of them.
+//         the DFS's exactly, and each final graph is reached by one run only (TruSt's maximality
+//         condition, pending RMWs included: N fetch_adds take N! runs; a duplicate check counts
+//         repeats). A mutant without backward revisits loses outcomes on some of them; one without
+//         the maximality condition reaches graphs twice.
 // @verifies MC-16
 #include "../engine/exploration_mode.hpp"
 #include "random_programs.hpp"
@@ -23,6 +26,18 @@ struct adders : scenario {
   S::atomic<int> x{0};
   explicit adders(unsigned n) : scenario(n) {}
   void thread(unsigned i) override { record({static_cast<long>(i), x.fetch_add(1, PILFER_SITE("t.add", relaxed))}); }
+};
+
+/// n threads each read x and CAS it from what they read to one more: a CAS that fails reads a
+/// store another thread's CAS wrote; the successful CASes are RMWs (pending-RMW revisits).
+struct cas_incrementers : scenario {
+  S::atomic<int> x{0};
+  explicit cas_incrementers(unsigned n) : scenario(n) {}
+  void thread(unsigned i) override {
+    int v = x.load(PILFER_SITE("t.read", relaxed));
+    const bool ok = x.compare_exchange_strong(v, v + 1, PILFER_SITE("t.cas", acq_rel), PILFER_SITE("t.cas_fail", relaxed));
+    record({static_cast<long>(i), ok ? 1L : 0L, static_cast<long>(v)});
+  }
 };
 
 /// Store buffering with a release/acquire handshake and an assume: blocked executions continue.
@@ -48,6 +63,7 @@ struct sb_assume : scenario {
 struct run_pair {
   result dfs, rv;
   outcome_set so_dfs, so_rv;
+  eng::revisit_counts counts;  // the revisit check's
 };
 
 template <class Make>
@@ -59,6 +75,7 @@ run_pair both(Make make, const options& o) {
   eng::set_exploration(eng::exploration::revisit);
   sink() = &p.so_rv;
   p.rv = check(make, o);
+  p.counts = eng::last_revisit_counts();
   sink() = nullptr;
   eng::set_exploration(eng::exploration::dfs);
   return p;
@@ -67,12 +84,20 @@ run_pair both(Make make, const options& o) {
 bool same(const run_pair& p) {
   return p.so_dfs == p.so_rv && p.dfs.ok == p.rv.ok && p.dfs.kind == p.rv.kind && p.dfs.racy() == p.rv.racy() &&
          p.dfs.complete && p.rv.complete && p.dfs.executions == p.rv.executions &&
-         (p.dfs.blocked > 0) == (p.rv.blocked > 0);
+         (p.dfs.blocked > 0) == (p.rv.blocked > 0) && p.counts.duplicates == 0;
+}
+
+/// Every run of the revisit check ended in a final graph of its own: no run was a repeat (the
+/// duplicate check saw none) and none was dropped as inconsistent or cut.
+bool optimal(const run_pair& p) {
+  return p.counts.duplicates == 0 && p.rv.pruned == 0 && p.counts.runs == p.rv.executions + p.rv.blocked;
 }
 
 std::string show_pair(const run_pair& p) {
   return cat("dfs [", p.dfs.summary(), "] ", show(p.so_dfs), "\nrevisit [", p.rv.summary(), "] ", show(p.so_rv), "\n",
-             p.dfs.message, " | ", p.rv.message);
+             "revisit runs=", std::to_string(p.counts.runs), " duplicates=", std::to_string(p.counts.duplicates),
+             " invalid=", std::to_string(p.counts.invalid), " pruned=", std::to_string(p.rv.pruned), "\n", p.dfs.message, " | ",
+             p.rv.message);
 }
 
 program random_program_for(std::mt19937_64& rng) {
@@ -84,7 +109,8 @@ program random_program_for(std::mt19937_64& rng) {
 }
 
 /// Runs `programs` random programs under both modes; returns the mismatches (the first 3 reported).
-int differential(runner& t, std::uint64_t seed, int programs, bool expect_same, std::size_t* execs) {
+int differential(runner& t, std::uint64_t seed, int programs, bool expect_same, std::size_t* execs,
+                 std::size_t* await_unknown) {
   std::mt19937_64 rng(seed);
   int mismatches = 0;
   for (int i = 0; i < programs; ++i) {
@@ -97,6 +123,7 @@ int differential(runner& t, std::uint64_t seed, int programs, bool expect_same, 
     if (i % 7 == 6) o.model = memory_model::rc11;
     const run_pair r = both([] { return std::make_unique<random_program>(); }, o);
     *execs += r.dfs.executions;
+    *await_unknown += r.counts.await_unknown;
     if (!same(r) && ++mismatches <= 3 && expect_same)
       t.expect(false, cat("program ", std::to_string(i), " (seed ", std::to_string(seed), "): ", describe(p)), show_pair(r));
   }
@@ -109,11 +136,29 @@ int differential(runner& t, std::uint64_t seed, int programs, bool expect_same, 
 int main() {
   runner t;
   options o;
-  for (unsigned n : {2u, 3u, 4u}) {
+  // every revisit check below also remembers its final graphs and counts repeats (same(), optimal())
+  eng::set_revisit_duplicate_check(true);
+  for (unsigned n : {2u, 3u, 4u, 5u}) {
     const run_pair r = both([n] { return std::make_unique<adders>(n); }, o);
-    const std::size_t want = n == 2 ? 2 : n == 3 ? 6 : 24;
+    const std::size_t want = n == 2 ? 2 : n == 3 ? 6 : n == 4 ? 24 : 120;
     t.expect(same(r) && r.rv.executions == want,
              cat(std::to_string(n), " fetch_adds: every order of the RMWs, by revisits as by the DFS"), show_pair(r));
+    // TruSt's maximality with pending RMWs: one run per graph (before it, 3 took 16 runs, 4 took 139)
+    t.expect(optimal(r), cat(std::to_string(n), " fetch_adds: one revisit run per graph (n! runs)"), show_pair(r));
+  }
+  for (unsigned n : {2u, 3u, 4u}) {
+    const run_pair r = both([n] { return std::make_unique<cas_incrementers>(n); }, o);
+    t.expect(same(r), cat(std::to_string(n), " CAS incrementers: the same outcomes and graphs by revisits as by the DFS"),
+             show_pair(r));
+    t.expect(optimal(r), cat(std::to_string(n), " CAS incrementers: one revisit run per graph"), show_pair(r));
+  }
+  {  // the mutant without the maximality condition repeats graphs there
+    eng::set_revisit_mutant_no_maximality(true);
+    const run_pair r = both([] { return std::make_unique<cas_incrementers>(3); }, o);
+    eng::set_revisit_mutant_no_maximality(false);
+    t.expect(r.counts.duplicates > 0 && !optimal(r),
+             "a revisit mode without the maximality condition is caught (3 CAS incrementers: graphs reached twice)",
+             show_pair(r));
   }
   {
     const run_pair r = both([] { return std::make_unique<sb_assume>(); }, o);
@@ -123,16 +168,18 @@ int main() {
 
   const std::uint64_t seed = pilfer::testing::test_seed();
   constexpr int programs = 300;
-  std::size_t execs = 0;
-  const int mismatches = differential(t, seed, programs, true, &execs);
+  std::size_t execs = 0, await_unknown = 0;
+  const int mismatches = differential(t, seed, programs, true, &execs, &await_unknown);
   t.expect(mismatches == 0,
-           cat(std::to_string(programs), " random programs: the same outcomes, verdicts and executions by revisits and by the DFS"),
-           cat(std::to_string(mismatches), " mismatches; ", std::to_string(execs), " executions"));
+           cat(std::to_string(programs), " random programs: the same outcomes, verdicts and executions by revisits and by the DFS,",
+               " no final graph reached twice"),
+           cat(std::to_string(mismatches), " mismatches; ", std::to_string(execs), " executions; ", std::to_string(await_unknown),
+               " maximality checks met an await and a value it was not asked about"));
 
   // the mutant: writes make no backward revisits
   eng::set_revisit_mutant_no_backward(true);
-  std::size_t mexecs = 0;
-  const int lost = differential(t, seed, programs, false, &mexecs);
+  std::size_t mexecs = 0, munknown = 0;
+  const int lost = differential(t, seed, programs, false, &mexecs, &munknown);
   eng::set_revisit_mutant_no_backward(false);
   t.expect(lost > 0, "a revisit mode without backward revisits is caught (programs that differ)",
            cat(std::to_string(lost), " of ", std::to_string(programs)));
