@@ -32,6 +32,11 @@
 namespace pilfer::model::engine {
 
 inline constexpr std::size_t max_threads = 16;
+
+/// Makes the fiber stacks' guard pages accessible again and restores the SIGSEGV handling that
+/// was there before; check() calls it before the checker, and with it the stacks, is destroyed
+/// (fibers.cpp).
+void release_stack_guards() noexcept;
 inline constexpr std::uint32_t none = 0xFFFFFFFFu;
 
 struct view {

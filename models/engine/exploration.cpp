@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace pilfer::model::engine {
 
@@ -116,6 +117,45 @@ std::string checker::token() const {
   return s;
 }
 
+namespace {
+
+/// A decimal number of at most 10 digits (the whole of `text`), or -1.
+long long replay_number(std::string_view text) {
+  if (text.empty() || text.size() > 10) return -1;
+  long long v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return -1;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+/// token()'s inverse: fills `path`, or returns what is wrong with `tok` (path then partial).
+std::string parse_replay_token(const std::string& tok, std::vector<decision>& path) {
+  // (no execution takes more decisions: each is taken at an event, and threads stop at max_steps)
+  constexpr std::size_t max_decisions = std::size_t{1} << 22;
+  const std::string_view t = tok;
+  if (t.substr(0, 3) != "pm1" || (t.size() > 3 && t[3] != '.'))
+    return "'" + tok + "' is not a replay token (pm1 followed by .CHOICE or .0*COUNT parts)";
+  std::size_t at = 3;
+  while (at < t.size()) {
+    const std::size_t end = std::min(t.find('.', at + 1), t.size());
+    const std::string_view part = t.substr(at + 1, end - at - 1);
+    const std::size_t star = part.find('*');
+    const long long choice = replay_number(part.substr(0, star));
+    const long long reps = star == std::string_view::npos ? 1 : replay_number(part.substr(star + 1));
+    if (choice < 0 || choice >= 0xFFFFFFFFll || reps < 1)
+      return "part '" + std::string(part) + "' of '" + tok + "' is not CHOICE or CHOICE*COUNT";
+    if (path.size() + static_cast<std::size_t>(reps) > max_decisions)
+      return "'" + tok + "' names more than " + std::to_string(max_decisions) + " decisions";
+    for (long long k = 0; k < reps; ++k) path.push_back(decision{static_cast<std::uint32_t>(choice), 0});
+    at = end;
+  }
+  return {};
+}
+
+}  // namespace
+
 result checker::run() {
   const auto t0 = std::chrono::steady_clock::now();
   res_ = result{};
@@ -134,26 +174,41 @@ result checker::run() {
     revisit_ = false;
   }
   if (!opt_.replay.empty()) {
-    // Replay exactly the execution named by the token.
+    // Replay exactly the execution named by the token: it must take exactly the token's
+    // decisions, each within the alternatives it has (else the token names another scenario's
+    // execution, or none).
     path_.clear();
-    std::stringstream ss(opt_.replay);
-    std::string part;
-    std::getline(ss, part, '.');
-    while (std::getline(ss, part, '.')) {
-      const auto star = part.find('*');
-      const std::size_t reps = star == std::string::npos ? 1 : std::stoul(part.substr(star + 1));
-      const auto c = static_cast<std::uint32_t>(std::stoul(part.substr(0, star)));
-      for (std::size_t k = 0; k < reps; ++k) path_.push_back(decision{c, 0});
+    const std::string malformed = parse_replay_token(opt_.replay, path_);
+    if (!malformed.empty()) {
+      path_.clear();
+      res_.ok = false;
+      res_.kind = "model error";
+      res_.message = "replay token does not match this scenario: " + malformed;
+      res_.replay_token = opt_.replay;
+      std::printf("replay %s: %s: %s\n", opt_.replay.c_str(), res_.kind.c_str(), res_.message.c_str());
+    } else {
+      replaying_token_ = true;
+      prefix_ = path_.size();
+      const auto oc = run_execution();
+      const std::size_t named = prefix_, taken = path_.size(), used = depth_;
+      const bool mismatch_found = failed_ && fail_msg_.rfind("replay token does not match", 0) == 0;
+      if (!mismatch_found && (used != named || taken != named)) {  // ended early, or went on past the token
+        failed_ = true;
+        res_.ok = false;
+        res_.kind = fail_kind_ = "model error";
+        res_.message = fail_msg_ = "replay token does not match this scenario: it names " + std::to_string(named) +
+                                   " decisions, the execution took " + std::to_string(used < named ? used : taken);
+        res_.trace = trace();
+        res_.replay_token = opt_.replay;
+      } else if (oc == outcome::complete) {
+        ++res_.executions;
+      }
+      if (!failed_) res_.trace = trace();  // (a failure already recorded its trace)
+      std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), failed_ ? fail_kind_.c_str() : "ok",
+                  failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
+      std::fputs(res_.trace.c_str(), stdout);
+      cleanup_execution();
     }
-    replaying_token_ = true;
-    prefix_ = path_.size();
-    const auto oc = run_execution();
-    if (oc == outcome::complete) ++res_.executions;
-    if (!failed_) res_.trace = trace();  // (a failure already recorded its trace)
-    std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), failed_ ? fail_kind_.c_str() : "ok",
-                failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
-    std::fputs(res_.trace.c_str(), stdout);
-    cleanup_execution();
   } else if (revisit_ && run_revisit(t0, &exhausted)) {
     // explored by revisits (revisit.cpp)
   } else {
@@ -438,6 +493,14 @@ checker::outcome checker::run_execution() {
     }
     if (opt_.preemption_bound && opt_.how == mode::exhaustive && cur_enabled && preemptions_ >= *opt_.preemption_bound)
       pickable = 1;
+    if (replaying_token_ && pickable > 1 && !unbranched_ && depth_ < path_.size() &&
+        path_[depth_].chosen >= pickable) {  // (choose() fails on a fiber; this is the scheduler)
+      failed_ = true;
+      fail_kind_ = "model error";
+      fail_msg_ = "replay token does not match this scenario: decision " + std::to_string(depth_ + 1) + " picks " +
+                  std::to_string(path_[depth_].chosen) + " of " + std::to_string(pickable) + " threads";
+      break;
+    }
     const std::uint32_t c = choose(pickable);
     const std::uint32_t t = en[c];
     if (cur_enabled && t != last_run_) ++preemptions_;

@@ -10,12 +10,141 @@
 //   checked for data races, not scheduling points.
 #include "checker.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <string>
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace pilfer::model::engine {
 
-constexpr std::size_t stack_size = 256 * 1024;
+// ---- fiber stacks and their guard pages ----
+// Each stack is options::stack_size usable bytes. Outside ASan (whose own reports cover an
+// overflow) 16 PROT_NONE pages sit below them (a frame larger than that, e.g. a big alloca, may
+// step over them): a thread that overflows its stack faults there,
+// and the SIGSEGV handler, on its own stack, writes one line naming the thread and
+// options::stack_size before the fault is taken again with the previous disposition (the process
+// dies as it would have, now with a reason). The pages are made accessible again before the
+// stacks are freed, at the end of check() (release_stack_guards(), public_api.cpp).
+namespace {
+
+constexpr std::size_t min_stack_size = 16 * 1024;
+constexpr std::size_t guard_pages = 16;
+
+std::size_t page_size() noexcept {
+  static const std::size_t p = [] {
+    const long v = sysconf(_SC_PAGESIZE);
+    return v > 0 ? static_cast<std::size_t>(v) : std::size_t{4096};
+  }();
+  return p;
+}
+
+#if !defined(PILFER_MODEL_ASAN)
+constexpr bool use_guard_pages = true;
+#else
+constexpr bool use_guard_pages = false;
+#endif
+
+struct stack_guard {
+  std::uintptr_t begin, end;  // the PROT_NONE pages
+  std::uint32_t thread;       // the slot: the thread index that runs on this stack
+};
+// (a fixed array: the handler reads it, and nothing in it is allocated)
+constexpr std::size_t max_guards = max_threads + 1;
+stack_guard g_guards[max_guards];
+std::size_t g_guard_count = 0;
+std::size_t g_guarded_stack_size = 0;
+bool g_handler_installed = false;
+struct sigaction g_previous_segv {};
+stack_t g_previous_alt_stack{};
+alignas(16) char g_alt_stack[64 * 1024];
+
+/// Appends the decimal digits of v to buf at n (async-signal-safe).
+std::size_t put_number(char* buf, std::size_t n, std::size_t v) noexcept {
+  char digits[24];
+  std::size_t k = 0;
+  do {
+    digits[k++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (k > 0) buf[n++] = digits[--k];
+  return n;
+}
+std::size_t put_text(char* buf, std::size_t n, const char* s) noexcept {
+  while (*s != '\0') buf[n++] = *s++;
+  return n;
+}
+
+void on_segv(int, siginfo_t* info, void*) {
+  const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (std::size_t k = 0; k < g_guard_count; ++k) {
+    if (at < g_guards[k].begin || at >= g_guards[k].end) continue;
+    char buf[256];
+    std::size_t n = put_text(buf, 0, "pilfer model: modelled thread t");
+    n = put_number(buf, n, g_guards[k].thread);
+    n = put_text(buf, n, " overflowed its fiber stack of ");
+    n = put_number(buf, n, g_guarded_stack_size);
+    n = put_text(buf, n, " bytes (options::stack_size; deep recursion or large locals need a larger one)\n");
+    (void)!write(STDERR_FILENO, buf, n);
+    break;
+  }
+  sigaction(SIGSEGV, &g_previous_segv, nullptr);  // the fault, taken again, goes where it went before
+}
+
+/// Makes the pages at the bottom of a fresh stack inaccessible and records them.
+void guard_stack(char* alloc, std::size_t stack_size, std::uint32_t thread) noexcept {
+  const std::size_t page = page_size();
+  const std::uintptr_t guard = (reinterpret_cast<std::uintptr_t>(alloc) + page - 1) & ~(page - 1);
+  const std::size_t bytes = guard_pages * page;
+  if (g_guard_count >= max_guards || mprotect(reinterpret_cast<void*>(guard), bytes, PROT_NONE) != 0) return;
+  g_guards[g_guard_count++] = stack_guard{guard, guard + bytes, thread};
+  g_guarded_stack_size = stack_size;
+  if (g_handler_installed) return;
+  stack_t alt{};
+  alt.ss_sp = g_alt_stack;
+  alt.ss_size = sizeof g_alt_stack;
+  sigaltstack(&alt, &g_previous_alt_stack);
+  struct sigaction act {};
+  act.sa_sigaction = on_segv;
+  act.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&act.sa_mask);
+  sigaction(SIGSEGV, &act, &g_previous_segv);
+  g_handler_installed = true;
+}
+
+/// A stack's usable bytes: options::stack_size, at least min_stack_size, whole pages.
+std::size_t stack_bytes(std::size_t requested) noexcept {
+  const std::size_t page = page_size();
+  return (std::max(requested, min_stack_size) + page - 1) & ~(page - 1);
+}
+/// What a stack allocates: its usable bytes, and room for the guard pages aligned below them.
+std::size_t stack_alloc_bytes(std::size_t requested) noexcept {
+  return stack_bytes(requested) + (use_guard_pages ? (guard_pages + 1) * page_size() : 0);
+}
+/// Where a stack's usable bytes begin (above its guard pages).
+char* stack_begin(char* alloc) noexcept {
+  if (!use_guard_pages) return alloc;
+  const std::size_t page = page_size();
+  const std::uintptr_t guard = (reinterpret_cast<std::uintptr_t>(alloc) + page - 1) & ~(page - 1);
+  return reinterpret_cast<char*>(guard + guard_pages * page);
+}
+
+}  // namespace
+
+void release_stack_guards() noexcept {
+  for (std::size_t k = 0; k < g_guard_count; ++k)
+    mprotect(reinterpret_cast<void*>(g_guards[k].begin), g_guards[k].end - g_guards[k].begin, PROT_READ | PROT_WRITE);
+  g_guard_count = 0;
+  if (!g_handler_installed) return;
+  sigaction(SIGSEGV, &g_previous_segv, nullptr);
+  sigaltstack(&g_previous_alt_stack, nullptr);
+  g_handler_installed = false;
+}
 
 void checker::fiber_entry() {
   checker& c = *g;
@@ -23,10 +152,28 @@ void checker::fiber_entry() {
   __sanitizer_finish_switch_fiber(nullptr, &c.sched_bottom_, &c.sched_size_);
 #endif
   if (c.finishing_) ++c.finish_progress_;
-  if (c.cur_ == 0)
-    c.main_body();
-  else
-    c.threads_[c.cur_].body->run();
+  // An exception that leaves a modelled thread's code (here: its frames are unwound) is a
+  // failure of its execution, not std::terminate: nothing above this frame would catch it.
+  {
+    std::string what;
+    bool threw = false;
+    try {
+      if (c.cur_ == 0)
+        c.main_body();
+      else
+        c.threads_[c.cur_].body->run();
+    } catch (const std::exception& e) {
+      threw = true;
+      what = e.what();
+    } catch (...) {
+      threw = true;
+      what = "(an exception not derived from std::exception)";
+    }
+    if (threw && c.live())
+      c.record_failure("exception", (c.cur_ == 0 ? std::string("the main thread t0 (the scenario's constructor, before() or after())")
+                                                 : "thread t" + std::to_string(c.cur_)) +
+                                        " let an exception escape: " + what);
+  }  // (`what` is gone before the thread ends: its frame is never resumed)
   c.finish_thread();
 }
 
@@ -51,6 +198,10 @@ void checker::finish_thread() {
 /// (or before after()) skips them: only the scenario's destruction is left to run.
 void checker::main_body() {
   scenario_ = make_();
+  if (live() && scenario_->threads() > max_threads - 1)
+    PILFER_MODEL_FAIL("model error", "the scenario has " + std::to_string(scenario_->threads()) + " threads; at most " +
+                                         std::to_string(max_threads - 1) + " (the checker runs " +
+                                         std::to_string(max_threads) + " threads, its main thread included)");
   if (live()) start_symmetry(*scenario_);
   scenario_->before();
   scenario* s = scenario_.get();
@@ -105,14 +256,18 @@ void checker::switch_to(std::uint32_t t) {
   cur_ = t;
   if (!th.started) {
     th.started = true;
+    const std::size_t usable = stack_bytes(opt_.stack_size);
     const std::size_t slot = t;
-    while (stacks_.size() <= slot) stacks_.push_back(std::make_unique<char[]>(stack_size));
+    while (stacks_.size() <= slot) {
+      stacks_.push_back(std::make_unique<char[]>(stack_alloc_bytes(opt_.stack_size)));
+      if (use_guard_pages) guard_stack(stacks_.back().get(), usable, static_cast<std::uint32_t>(stacks_.size() - 1));
+    }
 #if defined(PILFER_MODEL_ASAN)
     // a stranded fiber of an earlier execution left its frames' poison behind
-    __asan_unpoison_memory_region(stacks_[slot].get(), stack_size);
+    __asan_unpoison_memory_region(stack_begin(stacks_[slot].get()), usable);
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
-    auto top = reinterpret_cast<std::uintptr_t>(stacks_[slot].get() + stack_size) & ~std::uintptr_t{15};
+    auto top = reinterpret_cast<std::uintptr_t>(stack_begin(stacks_[slot].get()) + usable) & ~std::uintptr_t{15};
     auto* sp = reinterpret_cast<void**>(top);
     *--sp = nullptr;                                                  // fake return address
     *--sp = reinterpret_cast<void*>(&checker::fiber_entry);           // `ret` target
@@ -122,14 +277,14 @@ void checker::switch_to(std::uint32_t t) {
     while (contexts_.size() <= slot) contexts_.push_back(std::make_unique<ucontext_t>());
     ucontext_t& ctx = *contexts_[slot];
     getcontext(&ctx);
-    ctx.uc_stack.ss_sp = stacks_[slot].get();
-    ctx.uc_stack.ss_size = stack_size;
+    ctx.uc_stack.ss_sp = stack_begin(stacks_[slot].get());
+    ctx.uc_stack.ss_size = usable;
     ctx.uc_link = &sched_ctx_;
     makecontext(&ctx, &checker::fiber_entry, 0);
 #endif
   }
 #if defined(PILFER_MODEL_ASAN)
-  __sanitizer_start_switch_fiber(&fake_stack_, stacks_[t].get(), stack_size);
+  __sanitizer_start_switch_fiber(&fake_stack_, stack_begin(stacks_[t].get()), stack_bytes(opt_.stack_size));
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
   pilfer_model_switch(&sched_sp_, th.sp);
@@ -161,7 +316,10 @@ void checker::switch_to_scheduler(bool for_good) {
 
 bool checker::begin_op(const std::source_location&) {
   mthread& th = threads_[cur_];
-  if (th.events.size() > opt_.max_steps)
+  // (a location's creation is an event of its creator, its initialisation, but not a step: a
+  // scenario or litmus test that makes many locations is not spinning)
+  const std::size_t steps = th.events.size() - std::min<std::size_t>(th.locs, th.events.size());
+  if (steps > opt_.max_steps)
     PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
                          " events without finishing (spinning without progress?)");
   switch_to_scheduler();

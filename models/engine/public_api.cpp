@@ -54,6 +54,10 @@ result check(std::function<std::unique_ptr<scenario>()> make, const options& o) 
     std::abort();
   }
   engine::checker c(std::move(make), o);
+  // (destroyed before `c`: the guard pages are accessible again before the stacks are freed)
+  struct guards_released {
+    ~guards_released() { engine::release_stack_guards(); }
+  } const release;
   return c.run();
 }
 

@@ -11,7 +11,7 @@ unsigned checker::spawn(std::unique_ptr<detail::task> body, const std::source_lo
   if (threads_.size() >= max_threads) {
     body.reset();
     if (finishing_) strand();
-    PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_threads) + " threads");
+    PILFER_MODEL_FAIL("model error", "more than " + std::to_string(max_threads) + " threads (the main thread included)");
   }
   const auto child = static_cast<std::uint32_t>(threads_.size());
   mthread& parent = threads_[cur_];

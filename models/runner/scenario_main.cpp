@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -93,6 +94,14 @@ bool apply_budget(options& o, std::size_t budget) noexcept {
 /// Parses argv; on bad input prints one line to stderr and returns nothing.
 std::optional<command> parse(int argc, char** argv) {
   command c;
+  // (read by the engine at each check(); checked here, where a bad value can still be one line)
+  if (const char* env = std::getenv("PILFER_MODEL_EXPLORATION"); env != nullptr && *env != '\0') {
+    const std::string_view e = env;
+    if (e != "dfs" && e != "revisit") {
+      std::fprintf(stderr, "error: PILFER_MODEL_EXPLORATION must be dfs or revisit, got '%s'\n", env);
+      return std::nullopt;
+    }
+  }
   if (const char* env = std::getenv("PILFER_MODEL_EXECUTIONS"); env != nullptr && *env != '\0') {
     c.executions = parse_executions("PILFER_MODEL_EXECUTIONS", env);
     if (!c.executions) return std::nullopt;
@@ -150,13 +159,17 @@ std::optional<command> parse(int argc, char** argv) {
         return std::nullopt;
       }
     } else if (a.starts_with("--shard=")) {
-      unsigned si = 0, sn = 0;
-      char tail = 0;
-      if (std::sscanf(argv[i] + 8, "%u/%u%c", &si, &sn, &tail) != 2 || sn == 0 || si >= sn) {
-        std::fprintf(stderr, "error: --shard expects I/N with 0 <= I < N, got '%s'\n", argv[i] + 8);
+      // (decimal, whole and within unsigned: sscanf's %u wrapped 2^64+1 to 1)
+      const std::string_view v = value("--shard=");
+      const auto slash = v.find('/');
+      const auto si = slash == std::string_view::npos ? std::nullopt : pilfer::testing::parse_u64(v.substr(0, slash));
+      const auto sn = slash == std::string_view::npos ? std::nullopt : pilfer::testing::parse_u64(v.substr(slash + 1));
+      if (!si || !sn || *sn == 0 || *si >= *sn || *sn > std::numeric_limits<unsigned>::max()) {
+        std::fprintf(stderr, "error: --shard expects I/N with 0 <= I < N <= %u, got '%s'\n",
+                     std::numeric_limits<unsigned>::max(), argv[i] + 8);
         return std::nullopt;
       }
-      c.shard = std::pair{si, sn};
+      c.shard = std::pair{static_cast<unsigned>(*si), static_cast<unsigned>(*sn)};
     } else if (a.starts_with("--weaken=")) {
       const std::string_view kv = value("--weaken=");
       const auto eq = kv.find('=');
@@ -187,7 +200,7 @@ std::optional<command> parse(int argc, char** argv) {
 }
 
 /// Runs one scenario with the command line applied; prints its verdict. True when it met its expectation.
-bool run(const scenario_entry& e, const command& c) {
+bool run(const scenario_entry& e, const command& c, std::set<std::string>& seen_tags, bool& stopped_early) {
   options o = e.opts;
   if (c.random) o.how = mode::random;
   if (c.exhaustive) o.how = mode::exhaustive;
@@ -218,6 +231,8 @@ bool run(const scenario_entry& e, const command& c) {
     pilfer::testing::print_seed(o.seed);
   }
   const result r = check(e.make, o);
+  seen_tags.insert(r.tags.begin(), r.tags.end());
+  if (!r.ok) stopped_early = true;
   const bool proved = r.ok && r.complete && o.how == mode::exhaustive && o.shard_count == 1;
   const bool met = e.expected_failure.empty() ? r.ok : (!r.ok && r.kind == e.expected_failure);
   std::string verdict;
@@ -277,7 +292,23 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
     return 2;
   }
   bool all_met = true;
-  for (const auto* e : chosen) all_met = run(*e, *c) && all_met;
+  std::set<std::string> seen_tags;  // every site tag the scenarios run executed
+  bool stopped_early = false;       // some check stopped at a failure: it may not have reached every site
+  for (const auto* e : chosen) all_met = run(*e, *c, seen_tags, stopped_early) && all_met;
+  // A --weaken tag no site of these scenarios has weakened nothing: a typo, or the wrong
+  // scenario, must not pass for a check of the weakening.
+  bool unknown_tag = false;
+  for (const auto& [tag, order] : c->weaken) {
+    if (seen_tags.count(tag) != 0) continue;
+    if (stopped_early) {
+      std::fprintf(stderr, "warning: --weaken=%s: no site executed before the check stopped has the tag '%s'\n",
+                   tag.c_str(), tag.c_str());
+    } else {
+      std::fprintf(stderr, "error: --weaken=%s: no site of the scenarios run has the tag '%s'\n", tag.c_str(), tag.c_str());
+      unknown_tag = true;
+    }
+  }
+  if (unknown_tag) return 2;
   return all_met ? 0 : 1;
 }
 

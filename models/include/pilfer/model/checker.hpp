@@ -109,6 +109,10 @@ struct options {
   std::uint64_t seed = 0;                    ///< random mode: PRNG seed (printed by the tools)
   std::size_t iterations = 1000;             ///< random mode: executions to sample
   std::size_t max_steps = 2000;              ///< events per thread before "livelock" is reported
+  /// Bytes of each modelled thread's fiber stack. A thread that needs more (deep recursion, large
+  /// locals) hits the guard pages below it: the process stops with SIGSEGV after one line on
+  /// stderr naming the thread and this option (not under ASan, which reports it itself).
+  std::size_t stack_size = 256 * 1024;
   std::optional<unsigned> preemption_bound;  ///< exhaustive: bound on preemptive switches
   std::size_t max_executions = 0;            ///< 0 = unlimited; when hit, result.complete = false
   bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
@@ -179,7 +183,8 @@ struct result {
   bool one_way_stretches = false;
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
-  /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "model error"
+  /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "model error",
+  /// "exception" (one escaped a modelled thread's code, the scenario's constructor or after())
   std::string kind;
   std::string message;       ///< what failed, with file:line
   std::string trace;         ///< one line per event of the failing execution

@@ -1,0 +1,78 @@
+// Engine self-test: a modelled thread that overflows its fiber stack (options::stack_size) is
+// stopped at the guard page below the stack with one line naming the thread and the option,
+// instead of a bare SIGSEGV (or, worse, writing over whatever lay below the stack); with a
+// larger options::stack_size the same scenario runs. The overflow runs in a child process.
+// @verifies MC-3
+#include "test_util.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace pilfer::model;
+using namespace pilfer::model::test;
+
+namespace {
+
+// t1 recurses 2000 frames of at least 512 bytes each: about 1 MiB of stack
+struct deep_recursion : scenario {
+  S::atomic<int> x{0};
+  deep_recursion() : scenario(1) {}
+  static int down(int n) {
+    volatile char frame[512];
+    frame[0] = static_cast<char>(n);
+    return n == 0 ? frame[0] : down(n - 1) + frame[0];
+  }
+  void thread(unsigned) override { x.store(down(2000), PILFER_SITE("sg.x", relaxed)); }
+};
+
+struct child_outcome {
+  int status = 0;
+  std::string err;
+};
+
+/// check<deep_recursion>(o) in a child process: how it ended and what it wrote to stderr.
+child_outcome run_in_child(const options& o) {
+  int fds[2];
+  if (pipe(fds) != 0) std::abort();
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDERR_FILENO);
+    close(fds[0]);
+    const result r = check<deep_recursion>(o);
+    std::_Exit(r.ok ? 0 : 1);
+  }
+  close(fds[1]);
+  child_outcome out;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.err.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  waitpid(pid, &out.status, 0);
+  return out;
+}
+
+}  // namespace
+
+int main() {
+  runner t;
+  options small;  // the default 256 KiB
+  const child_outcome c = run_in_child(small);
+  t.expect(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGSEGV &&
+               c.err.find("pilfer model: modelled thread t1 overflowed its fiber stack of 262144 bytes "
+                          "(options::stack_size") != std::string::npos,
+           "overflowing the 256 KiB stack names the thread and options::stack_size",
+           "status " + std::to_string(c.status) + " stderr: " + c.err);
+
+  options big;
+  big.stack_size = 4 << 20;
+  const result r = check<deep_recursion>(big);
+  t.expect_ok("with options::stack_size = 4 MiB the same scenario runs", r);
+
+  // the guard pages are released with the check: a fresh check (new stacks) runs as before
+  t.expect_ok("a check after it runs", check<deep_recursion>(big));
+  return t.done();
+}
