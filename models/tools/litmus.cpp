@@ -10,7 +10,10 @@
 // locations the condition or a `locations [...]` clause mentions). The output
 // follows herd7: the set of final states, Ok/No for the quantified condition,
 // positive/negative execution counts and the Always/Sometimes/Never
-// observation. Exit code 0 unless a file cannot be read or parsed (2), or, in
+// observation. An exploration that did not run to its end (a livelock or model error stopped
+// it, --random sampled it, --max-executions cut it) proves no verdict: its Ok/No line and its
+// observation say "Incomplete" (the counts are those of the executions explored) and the exit
+// code is 1. Exit code 0 unless that, a file cannot be read or parsed (2), or, in
 // --check mode, a verdict differs from the expected file or the engine's set of
 // final states differs from the brute-force rc11_oracle's (1).
 #include <algorithm>
@@ -49,6 +52,7 @@ struct cli {
   std::uint64_t seed = 0;
   std::size_t max_executions = 0;
   std::size_t max_steps = 200;  // events per thread: litmus threads are a handful of events
+  std::size_t memo_entries = 0;  // 0: the engine's default cap (options::memo_entries)
   std::string check;
   std::string external;
   model::memory_model model = model::memory_model::rc11;
@@ -59,8 +63,13 @@ struct cli {
 struct verdict {
   std::string name;
   std::string kind;         // Allowed / Forbidden / Required
-  std::string observation;  // Always / Sometimes / Never
+  std::string observation;  // Always / Sometimes / Never, or Incomplete (see `settled`)
   bool ok = false;
+  /// The exploration ran to its end without a failure (a data race aside): only then do the
+  /// Ok/No line and the observation hold for every execution. Otherwise (stopped by a livelock
+  /// or a model error, sampled with --random, cut by --max-executions) both say "Incomplete",
+  /// the counts are those of the executions explored, and the exit status is 1.
+  bool settled = false;
   std::size_t positive = 0, negative = 0;
   std::vector<std::string> flags;
   double seconds = 0;
@@ -106,6 +115,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   // that runs to the step bound would take practically forever.
   mo.stop_on_failure = true;
   mo.max_steps = opt.max_steps;
+  if (opt.memo_entries) mo.memo_entries = opt.memo_entries;
 
   const auto t0 = std::chrono::steady_clock::now();
   verdict v;
@@ -161,8 +171,18 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   if (!opt.oracle && !v.engine.ok) v.flags.push_back(v.engine.kind.empty() ? "undefined" : v.engine.kind);
   if (out.out_of_bounds) v.flags.push_back("out-of-bounds");
   if (out.step_limit) v.flags.push_back("loop-bound");
+  if (out.division_by_zero) v.flags.push_back("division-by-zero");
+  // The memo table at its cap forgot states: an execution graph reached again through a
+  // forgotten state is completed (and counted) again, so the counts may be too high (the
+  // outcome set and the verdict stay exact). --memo-entries raises the cap.
+  // (the race run's counts are not reported: only the outcome run's memo matters)
+  if (v.engine.forgotten)
+    v.flags.push_back("counts-may-repeat (memo forgot " + std::to_string(v.engine.forgotten) + " states)");
   v.filtered = out.filtered;
   if (!v.engine.complete) v.flags.push_back("incomplete-exploration");
+  // (the oracle's only failure is a data race; the engine's races are found by the race run)
+  v.settled = v.engine.complete && (opt.oracle || v.engine.ok);
+  if (!v.settled) v.observation = "Incomplete";
 
   if (opt.quiet && !opt.json) return v;
   if (opt.json) {
@@ -175,7 +195,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
          << "\",\"executions\":" << n << "}";
       first = false;
     }
-    os << "],\"ok\":" << (v.ok ? "true" : "false") << ",\"positive\":" << v.positive
+    os << "],\"ok\":" << (!v.settled ? "null" : v.ok ? "true" : "false") << ",\"positive\":" << v.positive
        << ",\"negative\":" << v.negative << ",\"condition\":\"" << json_escape(p.cond_text)
        << "\",\"observation\":\"" << v.observation << "\",\"flags\":[";
     for (std::size_t k = 0; k < v.flags.size(); ++k)
@@ -210,7 +230,7 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   os << "Model " << (opt.oracle ? std::string(model::to_string(opt.model)) + " (oracle)" : model::to_string(opt.model)) << "\n";
   os << "States " << out.counts.size() << "\n";
   for (const auto& [s, n] : out.counts) os << lm::format_state(p, s) << "\n";
-  os << (v.ok ? "Ok" : "No") << "\n";
+  os << (!v.settled ? "Incomplete" : v.ok ? "Ok" : "No") << "\n";
   os << "Witnesses\n";
   os << "Positive: " << v.positive << " Negative: " << v.negative << "\n";
   for (const auto& f : v.flags) os << "Flag " << f << "\n";
@@ -438,7 +458,7 @@ int run_external(const cli& opt) {
       for (const auto& s : v.states) st.push_back(normalise_state(lm::format_state(p, s)));
       std::sort(st.begin(), st.end());
       for (const auto& s : st) got_states += (got_states.empty() ? "" : " | ") + s;
-      if (!v.engine.complete) got = "incomplete";
+      if (!v.settled) got = "incomplete";
       for (const auto& f : v.flags) detail += " flag:" + f;
     } catch (const lm::parse_error& e) {
       detail = std::string(" ") + e.what();
@@ -490,12 +510,14 @@ std::uint64_t number_or_exit(const char* what, const std::string& text) {
 
 int usage() {
   std::cerr << "usage: pilfer-litmus [--quiet] [--json] [--random N] [--seed S]\n"
-               "                     [--max-executions N] [--max-steps N (200)] [--model M]\n"
+               "                     [--max-executions N] [--max-steps N (200)] [--memo-entries N] [--model M]\n"
                "                     [--oracle] FILE.litmus|FILE.cppmem...\n"
                "       pilfer-litmus --check EXPECTED.tsv [--oracle]\n"
                "       pilfer-litmus --external CORPUS/expected.tsv   (external corpus agreement)\n"
                "  --model rc11|c++20: the memory model (default rc11, as herd7's rc11.cat)\n"
-               "  --oracle: use the brute-force RC11 enumerator instead of the model checker\n";
+               "  --oracle: use the brute-force RC11 enumerator instead of the model checker\n"
+               "  --memo-entries N: the memo table's cap in states (a forgotten state may make the\n"
+               "                    counts repeat an execution: flagged counts-may-repeat)\n";
   return 2;
 }
 
@@ -540,6 +562,7 @@ int main(int argc, char** argv) {
     else if (is("--max-executions"))
       opt.max_executions = number_or_exit("--max-executions", value_of("--max-executions"));
     else if (is("--max-steps")) opt.max_steps = number_or_exit("--max-steps", value_of("--max-steps"));
+    else if (is("--memo-entries")) opt.memo_entries = number_or_exit("--memo-entries", value_of("--memo-entries"));
     else if (a == "--help" || a == "-h") return usage(), 0;
     else if (!a.empty() && a[0] == '-') return usage();
     else opt.files.push_back(a);
@@ -569,9 +592,11 @@ int main(int argc, char** argv) {
       continue;
     }
     const verdict v = run_test(p, opt, std::cout);
+    if (!v.settled && rc == 0) rc = 1;
     if (opt.quiet && !opt.json)
       std::cout << v.name << " " << v.observation << " " << v.positive << " " << v.negative << " "
-                << (opt.oracle ? std::string(model::to_string(opt.model)) + "-oracle" : model::to_string(opt.model)) << "\n";
+                << (opt.oracle ? std::string(model::to_string(opt.model)) + "-oracle" : model::to_string(opt.model))
+                << (v.engine.forgotten ? " counts-may-repeat" : "") << "\n";
   }
   return rc;
 }

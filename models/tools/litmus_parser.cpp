@@ -51,6 +51,14 @@ int program::find_location(const std::string& n) const {
   return -1;
 }
 
+value wrap_to_width(const location& l, value v) noexcept {
+  if (l.bits >= 64 || l.bits <= 0) return v;
+  const auto u = static_cast<std::uint64_t>(v) & ((std::uint64_t{1} << l.bits) - 1);
+  if (l.is_unsigned) return static_cast<value>(u);
+  const std::uint64_t sign = std::uint64_t{1} << (l.bits - 1);
+  return static_cast<value>((u ^ sign) - sign);  // sign extension
+}
+
 value apply_rmw(rmw_op op, value old, value operand) noexcept {
   const auto u = static_cast<std::uint64_t>(old);
   const auto w = static_cast<std::uint64_t>(operand);
@@ -224,6 +232,39 @@ bool is_atomic_type_word(const std::string& s) {
   return s == "_Atomic" || s.rfind("atomic_", 0) == 0;
 }
 
+/// The width a declaration's type words give a location (bits 0: they name none, e.g. `bool`).
+struct declared_width {
+  int bits = 0;
+  bool is_unsigned = false;
+};
+declared_width width_of(const std::vector<std::string>& words) {
+  static const std::map<std::string, declared_width> fixed = {
+      {"int8_t", {8, false}},           {"uint8_t", {8, true}},          {"atomic_char", {8, false}},
+      {"atomic_schar", {8, false}},     {"atomic_uchar", {8, true}},     {"int16_t", {16, false}},
+      {"uint16_t", {16, true}},         {"atomic_short", {16, false}},   {"atomic_ushort", {16, true}},
+      {"int32_t", {32, false}},         {"uint32_t", {32, true}},        {"atomic_int", {32, false}},
+      {"atomic_uint", {32, true}},      {"int64_t", {64, false}},        {"uint64_t", {64, true}},
+      {"atomic_long", {64, false}},     {"atomic_ulong", {64, true}},    {"atomic_llong", {64, false}},
+      {"atomic_ullong", {64, true}},    {"intptr_t", {64, false}},       {"uintptr_t", {64, true}},
+      {"atomic_intptr_t", {64, false}}, {"atomic_uintptr_t", {64, true}}, {"size_t", {64, true}},
+      {"atomic_size_t", {64, true}}};
+  declared_width w;
+  int size_word = 0;  // char / short / long: they size `int`
+  bool int_like = false, is_unsigned = false;
+  for (const auto& s : words) {
+    if (auto f = fixed.find(s); f != fixed.end()) return f->second;
+    if (s == "char") size_word = 8;
+    else if (s == "short") size_word = 16;
+    else if (s == "long") size_word = 64;
+    else if (s == "int" || s == "signed") int_like = true;
+    else if (s == "unsigned") is_unsigned = int_like = true;
+  }
+  if (size_word != 0) w.bits = size_word;
+  else if (int_like) w.bits = 32;
+  w.is_unsigned = is_unsigned;
+  return w;
+}
+
 struct call_spec {
   enum class what { load, store, rmw, cas, fence, noop, assume } w;
   rmw_op op = rmw_op::exchange;
@@ -298,6 +339,7 @@ class parser {
     apply_register_inits();
     read_condition();
     if (cur().k != token::kind::end) fail("unexpected '" + cur().text + "' after the condition");
+    wrap_initial_values();
     return std::move(p_);
   }
 
@@ -350,6 +392,10 @@ class parser {
   };
   static constexpr int max_depth = 200;
   int depth_ = 0;
+  /// Bounds the height of an expression tree, which a left-assoc chain (1+1+...+1) makes as
+  /// deep as it is long: its evaluation recurses that deep on a fiber's 256 KiB stack.
+  static constexpr std::size_t max_statement_operators = 1000;
+  std::size_t statement_operators_ = 0;  // binary operators since the statement began
 
   // -- token helpers
   const token& cur() const { return toks_[i_]; }
@@ -405,7 +451,9 @@ class parser {
                       digits + "'");
     return static_cast<unsigned>(std::stoul(digits));
   }
-  static constexpr unsigned max_threads = 16;  // the model checker's limit
+  // The model checker runs at most 16 threads, its main thread (which makes the locations and
+  // spawns the test's threads) included: P0..P14.
+  static constexpr unsigned max_threads = 15;
 
   static bool is_thread_name(const std::string& s) {
     if (s.size() < 2 || s[0] != 'P') return false;
@@ -436,13 +484,14 @@ class parser {
     while (!accept("}")) {
       if (accept(";")) continue;
       bool atomic = false, typed = false;
+      std::vector<std::string> words;
       while (cur().k == token::kind::ident && is_type_word(cur().text) &&
              !(peek_tok().k == token::kind::punct &&
                (peek_tok().text == "=" || peek_tok().text == ";" || peek_tok().text == "}" ||
                 peek_tok().text == ":"))) {
         atomic = atomic || is_atomic_type_word(cur().text);
         typed = true;
-        next();
+        words.push_back(next().text);
       }
       while (accept("*")) {}
       // Register initialisation: 0:r0=1 or P0:r0=1.
@@ -471,6 +520,7 @@ class parser {
         }
         const int k = location_index(n, atomic || !typed, typed);
         if (array) declare_array(nt, k, static_cast<int>(size), atomic || !typed);
+        declare_width(k, width_of(words));
         if (accept("=")) {
           if (accept("{")) {
             if (!array) fail("a '{...}' initialiser needs an array ('int " + n + "[N]')");
@@ -491,6 +541,23 @@ class parser {
   }
 
   static constexpr value max_array = 64;
+
+  /// The first declaration of location k (an array: every element) that names a width sets it.
+  void declare_width(int k, const declared_width& w) {
+    if (w.bits == 0 || width_declared_.count(k) != 0) return;
+    const location& base = p_.locations[static_cast<std::size_t>(k)];
+    const int first = base.array_base >= 0 ? base.array_base : k;
+    for (int e = 0; e < base.array_size; ++e) {
+      location& l = p_.locations[static_cast<std::size_t>(first + e)];
+      l.bits = w.bits;
+      l.is_unsigned = w.is_unsigned;
+      width_declared_.insert(first + e);
+    }
+  }
+  /// Every location's initial value as it holds it (its declared width).
+  void wrap_initial_values() {
+    for (location& l : p_.locations) l.init = wrap_to_width(l, l.init);
+  }
 
   /// Make location k element 0 of an array of `size` cells "n", "n[1]", ...
   void declare_array(const token& at, int k, int size, bool atomic) {
@@ -525,10 +592,11 @@ class parser {
       for (;;) {
         bool atomic = false;
         bool typed = false;
+        std::vector<std::string> words;
         while (cur().k == token::kind::ident && is_type_word(cur().text)) {
           atomic = atomic || is_atomic_type_word(cur().text);
           typed = true;
-          next();
+          words.push_back(next().text);
         }
         if (!typed) fail("expected a parameter type such as 'atomic_int*'");
         if (!accept("*")) fail("parameters must be pointers ('atomic_int* x')");
@@ -537,6 +605,7 @@ class parser {
         const std::string n = expect_ident("a parameter name");
         if (params_.count(n)) fail("parameter '" + n + "' declared twice");
         params_[n] = location_index(n, atomic || lkmm_, true);
+        declare_width(params_[n], width_of(words));
         param_atomic_[n] = atomic || lkmm_;
         if (!accept(",")) break;
       }
@@ -605,6 +674,7 @@ class parser {
 
   void read_statement(std::vector<stmt_ptr>& out) {
     const depth_guard guard(*this);
+    statement_operators_ = 0;  // (a statement nested in this one begins after this one's expressions)
     const token at = cur();
     if (accept(";")) return;
     if (is_punct("{")) {
@@ -936,9 +1006,13 @@ class parser {
       if (cur().k != token::kind::punct) return lhs;
       const int p = precedence(cur().text);
       if (p < 0 || p <= min_prec - 1 || p < min_prec) return lhs;
-      const std::string op = next().text;
+      const token op_at = next();
+      if (++statement_operators_ > max_statement_operators)
+        fail_at(op_at, "more than " + std::to_string(max_statement_operators) +
+                           " binary operators in one statement (split it: the interpreter evaluates "
+                           "an expression recursively on a modelled thread's stack)");
       auto rhs = read_binary(p + 1);
-      lhs = make_binary(op, std::move(lhs), std::move(rhs));
+      lhs = make_binary(op_at.text, std::move(lhs), std::move(rhs));
     }
   }
 
@@ -1007,6 +1081,22 @@ class parser {
     if (!o) fail_at(at, model::orders::unknown_order_message(n));
     return *o;
   }
+  /// A store's order: C11 7.17.7.1 allows relaxed, release and seq_cst only.
+  order read_store_order() {
+    const token at = cur();
+    const order o = read_order();
+    if (o == order::acquire || o == order::consume || o == order::acq_rel)
+      fail_at(at, "'" + at.text + "' is not a valid order for a store (relaxed, release or seq_cst)");
+    return o;
+  }
+  /// A load's order: C11 7.17.7.2 allows relaxed, consume, acquire and seq_cst only.
+  order read_load_order() {
+    const token at = cur();
+    const order o = read_order();
+    if (o == order::release || o == order::acq_rel)
+      fail_at(at, "'" + at.text + "' is not a valid order for a load (relaxed, consume, acquire or seq_cst)");
+    return o;
+  }
 
   expr_ptr read_call() {
     const token at = next();
@@ -1040,7 +1130,7 @@ class parser {
         e->k = expr::kind::load;
         e->loc = read_loc_arg(e->off);
         e->ord1 = spec->fixed;
-        if (spec->explicit_orders) { expect(","); e->ord1 = read_order(); }
+        if (spec->explicit_orders) { expect(","); e->ord1 = read_load_order(); }
         expect(")");
         e->tag = tag_at(at, "load " + p_.locations[static_cast<std::size_t>(e->loc)].name);
         return e;
@@ -1052,7 +1142,7 @@ class parser {
         expect(",");
         s->a = read_assign_rhs();
         s->ord1 = spec->fixed;
-        if (spec->explicit_orders) { expect(","); s->ord1 = read_order(); }
+        if (spec->explicit_orders) { expect(","); s->ord1 = read_store_order(); }
         expect(")");
         s->tag = tag_at(at, "store " + p_.locations[static_cast<std::size_t>(s->loc)].name);
         pending_stmt_ = std::move(s);
@@ -1378,15 +1468,17 @@ class parser {
     // Shared declarations.
     while (cur().k == token::kind::ident && is_type_word(cur().text)) {
       bool atomic = false;
+      std::vector<std::string> words;
       while (cur().k == token::kind::ident && is_type_word(cur().text)) {
         atomic = atomic || is_atomic_type_word(cur().text);
-        next();
+        words.push_back(next().text);
       }
       for (;;) {
         const token nt = cur();
         const std::string n = expect_ident("a variable name");
         if (p_.find_location(n) >= 0) fail_at(nt, "'" + n + "' declared twice");
         const int k = location_index(n, atomic, true);
+        declare_width(k, width_of(words));
         if (accept("=")) {
           p_.locations[static_cast<std::size_t>(k)].init = expect_value();
         } else if (accept("(")) {
@@ -1405,7 +1497,8 @@ class parser {
       thread_code t;
       t.id = static_cast<unsigned>(p_.threads.size());
       t.name = "P" + std::to_string(t.id);
-      if (t.id >= 16) fail("at most 16 threads");
+      if (t.id >= max_threads)
+        fail("at most " + std::to_string(max_threads) + " threads (the checker's main thread is the 16th)");
       params_.clear();
       param_atomic_.clear();
       for (std::size_t k = 0; k < p_.locations.size(); ++k) {
@@ -1448,6 +1541,7 @@ class parser {
     p_.quant = quantifier::exists;
     p_.cond = std::make_unique<prop>();
     p_.cond_text = "exists (true)";
+    wrap_initial_values();
     return std::move(p_);
   }
 
@@ -1469,7 +1563,7 @@ class parser {
     };
     if (m == "load") {
       e->k = expr::kind::load;
-      if (!is_punct(")")) e->ord1 = read_order();
+      if (!is_punct(")")) e->ord1 = read_load_order();
       expect(")");
       e->tag = tag_at(at, "load " + n);
       if (is_punct(".") && peek_tok().k == token::kind::ident &&
@@ -1487,7 +1581,10 @@ class parser {
       s->k = stmt::kind::store;
       s->loc = loc;
       s->a = read_assign_rhs();
-      opt_order(s->ord1);
+      if (!is_punct(")")) {
+        expect(",");
+        s->ord1 = read_store_order();
+      }
       expect(")");
       s->tag = tag_at(at, "store " + n);
       pending_stmt_ = std::move(s);
@@ -1533,6 +1630,7 @@ class parser {
   std::size_t i_ = 0;
   program p_;
   std::map<int, bool> declared_type_;
+  std::set<int> width_declared_;  // locations whose width a declaration named
   bool lkmm_ = false;
   bool cppmem_ = false;
   std::map<std::string, int> params_;
@@ -1626,9 +1724,11 @@ class interpreter {
         if (e.op == "+") return static_cast<value>(ua + ub);
         if (e.op == "-") return static_cast<value>(ua - ub);
         if (e.op == "*") return static_cast<value>(ua * ub);
-        // herd: division by zero is not modelled; INT64_MIN / -1 wraps instead of trapping.
-        if (e.op == "/") return b == 0 ? 0 : b == -1 ? static_cast<value>(0ull - ua) : a / b;
-        if (e.op == "%") return b == 0 || b == -1 ? 0 : a % b;
+        // Division by zero is undefined behaviour: the thread stops there and the run is flagged
+        // (as an out-of-bounds access is). INT64_MIN / -1 wraps instead of trapping.
+        if ((e.op == "/" || e.op == "%") && b == 0) throw thread_stop{thread_end::division_by_zero};
+        if (e.op == "/") return b == -1 ? static_cast<value>(0ull - ua) : a / b;
+        if (e.op == "%") return b == -1 ? 0 : a % b;
         if (e.op == "&") return a & b;
         if (e.op == "|") return a | b;
         if (e.op == "^") return a ^ b;

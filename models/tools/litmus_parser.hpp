@@ -62,7 +62,15 @@ struct location {
   bool atomic = true;  ///< declared atomic by some thread or the init block
   int array_base = -1;  ///< index of element 0 of the array this cell belongs to (-1: itself)
   int array_size = 1;   ///< number of elements of that array (on every element)
+  /// The declared width, from the first declaration that names one (`atomic_int`, `int*`,
+  /// `int64_t`, `unsigned char`, ...): every value the location holds is wrapped to it (two's
+  /// complement, as an atomic RMW wraps). 64 when no declaration names a width.
+  int bits = 64;
+  bool is_unsigned = false;
 };
+
+/// `v` as location `l` holds it: its low `l.bits` bits, sign- or zero-extended.
+value wrap_to_width(const location& l, value v) noexcept;
 
 struct expr;
 using expr_ptr = std::unique_ptr<expr>;
@@ -195,6 +203,7 @@ enum class thread_end {
   out_of_bounds,   ///< an access left its array (undefined behaviour; the thread stops there)
   filtered,        ///< a CppMem `.readsvalue(v)` read another value: the execution is discarded
   step_limit,      ///< ran more than `max_thread_steps` statements (an unbounded local loop)
+  division_by_zero,  ///< `/` or `%` by zero (undefined behaviour; the thread stops there)
 };
 
 /// Statements one thread may execute before it is stopped (loops without shared accesses

@@ -390,6 +390,62 @@ int main() {
   EXPECT_EQ(lm::run_thread(p, 1, m, regs), lm::thread_end::filtered);
 }
 
+std::string repeat_text(const std::string& part, std::size_t n) {
+  std::string s;
+  for (std::size_t k = 0; k < n; ++k) s += part;
+  return s;
+}
+
+// @verifies MC-8: division by zero is undefined behaviour: the thread stops there (flagged by
+// pilfer-litmus), it does not go on with a made-up quotient
+TEST(LitmusDialect, DivisionByZeroStopsTheThread) {
+  for (const char* op : {"/", "%"}) {
+    const auto p = lm::parse(std::string("C div\n{}\nP0 (atomic_int* x) { int r0 = 7; int z = 0; r0 = r0 ") + op +
+                             " z; r0 = 5; }\nexists (0:r0=7)\n");
+    seq_memory m(p);
+    std::vector<lm::value> regs = lm::initial_registers(p, 0);
+    EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::division_by_zero) << op;
+    EXPECT_EQ(regs[0], 7) << op;
+  }
+}
+
+// @verifies MC-8: a location takes the width its first declaration names, and holds values wrapped
+// to it (two's complement): int / atomic_int 32 bits, unsigned char 8, long 64, untyped 64
+TEST(LitmusDialect, LocationsHaveTheirDeclaredWidth) {
+  const auto p = lm::parse(
+      "C widths\n{ unsigned char c = 300; short h = 40000; x = 4294967297; int a[2]; }\n"
+      "P0 (atomic_int* x, unsigned char* c, short* h, atomic_long* l, int* a, atomic_uint* u) { }\n"
+      "exists (x=1)\n");
+  const auto loc = [&](const char* n) -> const lm::location& {
+    return p.locations[static_cast<std::size_t>(p.find_location(n))];
+  };
+  EXPECT_EQ(loc("c").bits, 8);
+  EXPECT_TRUE(loc("c").is_unsigned);
+  EXPECT_EQ(loc("c").init, 44);
+  EXPECT_EQ(loc("h").bits, 16);
+  EXPECT_EQ(loc("h").init, 40000 - 65536);
+  EXPECT_EQ(loc("x").bits, 32);  // untyped in the init block, atomic_int in P0
+  EXPECT_EQ(loc("x").init, 1);
+  EXPECT_EQ(loc("l").bits, 64);
+  EXPECT_EQ(loc("a").bits, 32);
+  EXPECT_EQ(loc("a[1]").bits, 32);
+  EXPECT_EQ(loc("u").bits, 32);
+  EXPECT_TRUE(loc("u").is_unsigned);
+  EXPECT_EQ(lm::wrap_to_width(loc("x"), 2147483648LL), -2147483648LL);
+  EXPECT_EQ(lm::wrap_to_width(loc("u"), -1), 4294967295LL);
+  EXPECT_EQ(lm::wrap_to_width(loc("l"), 2147483648LL), 2147483648LL);
+}
+
+// @verifies MC-8: 1000 binary operators in a statement are accepted and evaluated
+TEST(LitmusDialect, ThousandOperatorChainEvaluates) {
+  const auto p = lm::parse("C sum\n{}\nP0 (atomic_int* x) { int r = 1" + repeat_text("+1", 1000) +
+                           "; }\nexists (0:r=1001)\n");
+  seq_memory m(p);
+  std::vector<lm::value> regs = lm::initial_registers(p, 0);
+  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::finished);
+  EXPECT_EQ(regs[0], 1001);
+}
+
 // @verifies MC-8: errors are one line "line:col: error: ..." at the offending token
 TEST(LitmusDialect, BadInputGivesPositionedErrors) {
   struct bad {
@@ -406,6 +462,20 @@ TEST(LitmusDialect, BadInputGivesPositionedErrors) {
            std::string(500, ')') + "; }\nexists (x=0)\n", 3, 229, "nesting deeper"},
       {"C t\n{ int y[2] = {1, 2, 3}; }\nP0 (atomic_int* y) { }\nexists (y=0)\n", 2, 21,
        "too many initialisers"},
+      // the checker's 16 threads include its main thread: P15 would be the 17th
+      {"C t\n{}\nP15 (atomic_int* x) { }\nexists (x=0)\n", 3, 1, "thread number must be 0..14"},
+      // a chain as long as this one overflowed a modelled thread's stack when evaluated
+      {"C t\n{}\nP0 (atomic_int* x) { int r = 1" + repeat_text("+1", 4000) + "; }\nexists (x=0)\n", 3,
+       31 + 2 * 1000, "more than 1000 binary operators"},
+      // C11 7.17.7.1 / 7.17.7.2: a store may not acquire, a load may not release
+      {"C t\n{}\nP0 (atomic_int* x) { atomic_store_explicit(x, 1, memory_order_acquire); }\nexists (x=0)\n", 3,
+       50, "not a valid order for a store"},
+      {"C t\n{}\nP0 (atomic_int* x) { int r = atomic_load_explicit(x, memory_order_release); }\nexists (x=0)\n",
+       3, 54, "not a valid order for a load"},
+      {"int main() {\n  atomic_int x = 0;\n  {{{ x.store(1, mo_acq_rel); ||| x.load(mo_release); }}}\n}\n", 3,
+       18, "not a valid order for a store"},
+      {"int main() {\n  atomic_int x = 0;\n  {{{ x.store(1); ||| x.load(mo_release); }}}\n}\n", 3, 30,
+       "not a valid order for a load"},
   };
   for (const auto& c : cases) {
     try {

@@ -14,7 +14,11 @@
 // acquire is reported too. No race is missed by this placement.
 #include "litmus_run.hpp"
 
+#include <cstdint>
 #include <memory>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "pilfer/sync.hpp"
@@ -24,6 +28,39 @@ namespace {
 
 namespace model = pilfer::model;
 using model::checker_sync;
+
+/// A location's checker atomic, of the location's declared width and signedness
+/// (location::bits): what it stores, an RMW's result included, wraps as the C type does.
+class sized_atomic {
+ public:
+  explicit sized_atomic(const location& l) {
+    switch (l.bits) {
+      case 8: l.is_unsigned ? make<std::uint8_t>(l) : make<std::int8_t>(l); break;
+      case 16: l.is_unsigned ? make<std::uint16_t>(l) : make<std::int16_t>(l); break;
+      case 32: l.is_unsigned ? make<std::uint32_t>(l) : make<std::int32_t>(l); break;
+      default: l.is_unsigned ? make<std::uint64_t>(l) : make<std::int64_t>(l); break;
+    }
+  }
+  /// f(atomic) on the location's atomic (a checker_sync::atomic<T> for its T).
+  template <class F>
+  decltype(auto) with(F&& f) {
+    return std::visit([&](auto& a) -> decltype(auto) { return f(*a); }, a_);
+  }
+
+ private:
+  template <class T>
+  void make(const location& l) {
+    a_ = std::make_unique<checker_sync::atomic<T>>(static_cast<T>(l.init));
+  }
+  template <class T>
+  using ptr = std::unique_ptr<checker_sync::atomic<T>>;
+  std::variant<ptr<std::int8_t>, ptr<std::uint8_t>, ptr<std::int16_t>, ptr<std::uint16_t>, ptr<std::int32_t>,
+               ptr<std::uint32_t>, ptr<std::int64_t>, ptr<std::uint64_t>>
+      a_;
+};
+/// The T of a checker_sync::atomic<T>.
+template <class A>
+using value_type_of = std::remove_cvref_t<decltype(std::declval<A&>().load(std::declval<pilfer::order_site>()))>;
 
 // Translation, not an operation: the order a litmus file declares for an access is the order the engine
 // explores that access with (no edge is created here; the program under test states its own orders).
@@ -104,8 +141,7 @@ class litmus_scenario final : public model::scenario {
     regs_.resize(p.threads.size());
     ends_.assign(p.threads.size(), thread_end::finished);
     atomics_.resize(p.locations.size());
-    for (std::size_t k = 0; k < p.locations.size(); ++k)
-      atomics_[k] = std::make_unique<checker_sync::atomic<value>>(p.locations[k].init);
+    for (std::size_t k = 0; k < p.locations.size(); ++k) atomics_[k] = std::make_unique<sized_atomic>(p.locations[k]);
     if (race_cells) {
       shadows_.resize(p.locations.size());
       for (std::size_t k = 0; k < p.locations.size(); ++k) {
@@ -133,6 +169,7 @@ class litmus_scenario final : public model::scenario {
       }
       if (e == thread_end::out_of_bounds) out_.out_of_bounds = true;
       if (e == thread_end::step_limit) out_.step_limit = true;
+      if (e == thread_end::division_by_zero) out_.division_by_zero = true;
     }
     state s;
     s.reserve(p_.observed.size());
@@ -143,8 +180,9 @@ class litmus_scenario final : public model::scenario {
       } else {
         // after() is hb-after every thread: coherence makes this load return
         // the mo-maximal store, i.e. the final value of the location.
-        s.push_back(atomics_[static_cast<std::size_t>(o.slot)]->load(
-            pilfer::order_site{std::memory_order_relaxed, final_tag}));
+        s.push_back(atomics_[static_cast<std::size_t>(o.slot)]->with([](auto& x) {
+          return static_cast<value>(x.load(pilfer::order_site{std::memory_order_relaxed, final_tag}));
+        }));
       }
     }
     ++out_.counts[s];
@@ -160,7 +198,7 @@ class litmus_scenario final : public model::scenario {
    public:
     memory_view(litmus_scenario& s, unsigned t) : s_(s), t_(t), mut(s.mut_) {}
     value load(int loc, order o, const std::string& tag) override {
-      const value v = a(loc).load(site(o, tag, mut));
+      const value v = a(loc).with([&](auto& x) { return static_cast<value>(x.load(site(o, tag, mut))); });
       // After the access: its own acquire already orders what it synchronises with.
       if (shadow* sh = shadow_of(loc)) (void)sh->na_writes->read();
       return v;
@@ -168,28 +206,37 @@ class litmus_scenario final : public model::scenario {
     void store(int loc, value v, order o, const std::string& tag) override {
       // Before the access: its own release must order the shadow write for the readers.
       atomic_write_shadow(loc);
-      a(loc).store(v, site(o, tag, mut));
+      a(loc).with([&](auto& x) { x.store(static_cast<value_type_of<decltype(x)>>(v), site(o, tag, mut)); });
     }
     value rmw(int loc, rmw_op op, value operand, order o,
                   const std::string& tag) override {
       atomic_write_shadow(loc);
-      auto& x = a(loc);
-      value old = 0;
-      switch (op) {
-        case rmw_op::exchange: old = x.exchange(operand, site(o, tag, mut)); break;
-        case rmw_op::add: old = x.fetch_add(operand, site(o, tag, mut)); break;
-        case rmw_op::sub: old = x.fetch_sub(operand, site(o, tag, mut)); break;
-        case rmw_op::bit_or: old = x.fetch_or(operand, site(o, tag, mut)); break;
-        case rmw_op::bit_and: old = x.fetch_and(operand, site(o, tag, mut)); break;
-        case rmw_op::bit_xor: old = fetch_xor(x, operand, o, tag, mut); break;
-      }
+      const value old = a(loc).with([&](auto& x) -> value {
+        using T = value_type_of<decltype(x)>;
+        const T d = static_cast<T>(operand);
+        switch (op) {
+          case rmw_op::exchange: return static_cast<value>(x.exchange(d, site(o, tag, mut)));
+          case rmw_op::add: return static_cast<value>(x.fetch_add(d, site(o, tag, mut)));
+          case rmw_op::sub: return static_cast<value>(x.fetch_sub(d, site(o, tag, mut)));
+          case rmw_op::bit_or: return static_cast<value>(x.fetch_or(d, site(o, tag, mut)));
+          case rmw_op::bit_and: return static_cast<value>(x.fetch_and(d, site(o, tag, mut)));
+          case rmw_op::bit_xor: return static_cast<value>(fetch_xor(x, d, o, tag, mut));
+        }
+        return 0;
+      });
       if (shadow* sh = shadow_of(loc)) (void)sh->na_writes->read();
       return old;
     }
     bool cas(int loc, value& expected, value desired, order success,
              order failure, const std::string& tag) override {
-      const bool ok = a(loc).compare_exchange_strong(expected, desired, site(success, tag, mut),
-                                                     site(failure_order(failure), tag, mut));
+      const bool ok = a(loc).with([&](auto& x) {
+        using T = value_type_of<decltype(x)>;
+        T e = static_cast<T>(expected);
+        const bool done = x.compare_exchange_strong(e, static_cast<T>(desired), site(success, tag, mut),
+                                                    site(failure_order(failure), tag, mut));
+        if (!done) expected = static_cast<value>(e);  // (C11: written back on failure only)
+        return done;
+      });
       // A failed CAS is only a read; a successful one a write, shadowed after the access
       // (it is not known before): see "Races" in models/litmus/README.md for the one
       // pattern this over-reports.
@@ -208,23 +255,22 @@ class litmus_scenario final : public model::scenario {
         for (std::size_t t = 0; t < sh->atomic_writes.size(); ++t)
           if (t != t_) (void)sh->atomic_writes[t]->read();
       }
-      return a(loc).load(site(order::relaxed, tag, mut));
+      return a(loc).with([&](auto& x) { return static_cast<value>(x.load(site(order::relaxed, tag, mut))); });
     }
     void plain_write(int loc, value v, const std::string& tag) override {
       if (shadow* sh = shadow_of(loc)) sh->na_writes->write() = 1;
-      a(loc).store(v, site(order::relaxed, tag, mut));
+      a(loc).with([&](auto& x) { x.store(static_cast<value_type_of<decltype(x)>>(v), site(order::relaxed, tag, mut)); });
     }
 
    private:
-    template <class A>
-    static value fetch_xor(A& x, value operand, order o, const std::string& tag,
-                           const order_mutation& mut) {
+    template <class A, class T>
+    static T fetch_xor(A& x, T operand, order o, const std::string& tag, const order_mutation& mut) {
       if constexpr (requires { x.fetch_xor(operand, site(o, tag, mut)); }) {
         return x.fetch_xor(operand, site(o, tag, mut));
       } else {
         // No native xor RMW in the engine: a CAS loop whose successful CAS is the RMW.
-        value old = x.load(site(order::relaxed, tag, mut));
-        while (!x.compare_exchange_strong(old, old ^ operand, site(o, tag, mut),
+        T old = x.load(site(order::relaxed, tag, mut));
+        while (!x.compare_exchange_strong(old, static_cast<T>(old ^ operand), site(o, tag, mut),
                                           site(order::relaxed, tag, mut))) {
         }
         return old;
@@ -240,9 +286,7 @@ class litmus_scenario final : public model::scenario {
         sh->atomic_writes[t_]->write() = 1;
       }
     }
-    checker_sync::atomic<value>& a(int loc) {
-      return *s_.atomics_[static_cast<std::size_t>(loc)];
-    }
+    sized_atomic& a(int loc) { return *s_.atomics_[static_cast<std::size_t>(loc)]; }
     litmus_scenario& s_;
     unsigned t_;
     const order_mutation& mut;  // the scenario's, named short for the many site() calls
@@ -253,7 +297,7 @@ class litmus_scenario final : public model::scenario {
   const order_mutation& mut_;
   std::vector<std::vector<value>> regs_;
   std::vector<thread_end> ends_;
-  std::vector<std::unique_ptr<checker_sync::atomic<value>>> atomics_;
+  std::vector<std::unique_ptr<sized_atomic>> atomics_;
   std::vector<std::unique_ptr<shadow>> shadows_;
 };
 

@@ -30,6 +30,7 @@ struct engine_run {
   std::size_t filtered = 0;             ///< executions a CppMem `.readsvalue(v)` rules out
   bool out_of_bounds = false;           ///< some execution indexed outside an array
   bool step_limit = false;              ///< a thread ran into max_thread_steps
+  bool division_by_zero = false;        ///< some execution divided by zero (the thread stopped there)
   bool race = false;                    ///< some execution has a data race
   pilfer::model::result engine;         ///< the outcome run's result (failures, counts)
   pilfer::model::result race_engine;    ///< the race run's result (when there was one)

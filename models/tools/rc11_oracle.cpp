@@ -42,28 +42,29 @@ struct too_long {};
 /// Runs a thread with read values taken from `choices` (extended with 0s).
 class guess_memory final : public memory {
  public:
-  guess_memory(const std::vector<std::vector<value>>& domain, std::vector<std::size_t>& choices,
+  guess_memory(const program& p, const std::vector<std::vector<value>>& domain, std::vector<std::size_t>& choices,
                std::vector<std::size_t>& arity, int thread, std::size_t max_events)
-      : d_(domain), c_(choices), a_(arity), t_(thread), max_(max_events) {}
+      : p_(p), d_(domain), c_(choices), a_(arity), t_(thread), max_(max_events) {}
 
   value load(int loc, order o, const std::string&) override {
     const value v = guess(loc);
     push({ev_kind::read, t_, loc, v, 0, o, true});
     return v;
   }
+  // (every value written is wrapped to the location's declared width, as the engine's atomics do)
   void store(int loc, value v, order o, const std::string&) override {
-    push({ev_kind::write, t_, loc, 0, v, o, true});
+    push({ev_kind::write, t_, loc, 0, wrap(loc, v), o, true});
   }
   value rmw(int loc, rmw_op op, value operand, order o, const std::string&) override {
     const value v = guess(loc);
-    push({ev_kind::rmw, t_, loc, v, apply_rmw(op, v, operand), o, true});
+    push({ev_kind::rmw, t_, loc, v, wrap(loc, apply_rmw(op, v, operand)), o, true});
     return v;
   }
   bool cas(int loc, value& expected, value desired, order s, order f,
            const std::string&) override {
     const value v = guess(loc);
-    if (v == expected) {
-      push({ev_kind::rmw, t_, loc, v, desired, s, true});
+    if (v == wrap(loc, expected)) {
+      push({ev_kind::rmw, t_, loc, v, wrap(loc, desired), s, true});
       return true;
     }
     push({ev_kind::read, t_, loc, v, 0, f, true});
@@ -77,7 +78,7 @@ class guess_memory final : public memory {
     return v;
   }
   void plain_write(int loc, value v, const std::string&) override {
-    push({ev_kind::write, t_, loc, 0, v, order::relaxed, false});
+    push({ev_kind::write, t_, loc, 0, wrap(loc, v), order::relaxed, false});
   }
   std::vector<event> events;
 
@@ -95,6 +96,8 @@ class guess_memory final : public memory {
     if (events.size() >= max_) throw too_long{};
     events.push_back(e);
   }
+  value wrap(int loc, value v) const { return wrap_to_width(p_.locations[static_cast<std::size_t>(loc)], v); }
+  const program& p_;
   const std::vector<std::vector<value>>& d_;
   std::vector<std::size_t>& c_;
   std::vector<std::size_t>& a_;
@@ -110,7 +113,7 @@ std::vector<path> thread_paths(const program& p, unsigned t,
   std::vector<path> out;
   std::vector<std::size_t> choices, arity;
   for (;;) {
-    guess_memory m(domain, choices, arity, static_cast<int>(t), max_events);
+    guess_memory m(p, domain, choices, arity, static_cast<int>(t), max_events);
     std::vector<value> regs = initial_registers(p, t);
     bool ok = true;
     try {
