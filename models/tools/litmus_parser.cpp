@@ -933,6 +933,22 @@ class parser {
     }
     return ad;
   }
+  /// The operand of a unary `*` in an expression: a location, or a parenthesised pointer
+  /// (`*(y + r0)`). `*y + 1` is `(*y) + 1`, as in C (it was read as `*(y + 1)`).
+  address read_deref_operand() {
+    const depth_guard guard(*this);
+    if (accept("(")) {
+      address ad = read_pointer();
+      expect(")");
+      return ad;
+    }
+    const token lt = cur();
+    const std::string n = expect_ident("a location");
+    address ad;
+    ad.loc = location_ref(lt, n);
+    ad.atomic = deref_atomic(n, ad.loc);
+    return ad;
+  }
   /// `x[e]` as an lvalue / value.
   address read_indexed() {
     const token lt = cur();
@@ -1027,7 +1043,7 @@ class parser {
       e->a = read_unary();
       return e;
     }
-    if (accept("*")) return make_deref(at, read_pointer());
+    if (accept("*")) return make_deref(at, read_deref_operand());
     if (accept("(")) {
       // Casts like (int) are skipped.
       if (cur().k == token::kind::ident && is_type_word(cur().text)) {

@@ -436,6 +436,19 @@ TEST(LitmusDialect, LocationsHaveTheirDeclaredWidth) {
   EXPECT_EQ(lm::wrap_to_width(loc("l"), 2147483648LL), 2147483648LL);
 }
 
+// @verifies MC-8: unary `*` binds tighter than `+`: `*c + 10` reads c and adds 10 (it was read as
+// `*(c + 10)`, an access past c: out of bounds); `*(y + r0)` is still pointer arithmetic
+TEST(LitmusDialect, DereferenceBindsTighterThanPlus) {
+  const auto p = lm::parse("C deref\n{ c = 5; int y[2] = {3, 4}; }\n"
+                           "P0 (int* c, int* y) { int r0 = *c + 10; int r1 = 1; int r2 = *(y + r1) - 1; }\n"
+                           "exists (0:r0=15)\n");
+  seq_memory m(p);
+  std::vector<lm::value> regs = lm::initial_registers(p, 0);
+  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::finished);
+  EXPECT_EQ(regs[0], 15);
+  EXPECT_EQ(regs[2], 3);
+}
+
 // @verifies MC-8: 1000 binary operators in a statement are accepted and evaluated
 TEST(LitmusDialect, ThousandOperatorChainEvaluates) {
   const auto p = lm::parse("C sum\n{}\nP0 (atomic_int* x) { int r = 1" + repeat_text("+1", 1000) +
