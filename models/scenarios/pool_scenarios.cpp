@@ -858,6 +858,9 @@ struct plain_park_fence_sync : checker_sync {
 struct uncounted_error_read_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::uncounted_error_read;
 };
+struct unfenced_claim_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unfenced_claim;
+};
 
 }  // namespace
 
@@ -900,6 +903,12 @@ std::vector<entry> pool_mutant_scenarios() {
     v.push_back({"pool.group_two_waiters[pool.G9 relaxed]", "POOL-11 POOL-9",
                  [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, o, false});
   }
+  // A claim without the heavy fence its light dequeuers pair with (detail::group_member,
+  // invariant E): the claimer's `claim_intent` store and the dequeuer's `entry_taken` store
+  // cross (store buffering), both read 0, and the member runs twice (caught on the first
+  // execution by the library's own check, Sync::broken_invariant).
+  v.push_back({"pool.group_claim_orphan[unfenced claim]", "POOL-19 POOL-9",
+               [] { return std::make_unique<group_claim_orphan<unfenced_claim_sync>>(); }, random_bound(500), false});
   // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
   for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
     options o = random_bound(500);

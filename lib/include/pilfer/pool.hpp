@@ -98,7 +98,8 @@ enum class pool_mutation : unsigned char {
   wait_on_live_count,    ///< a task group wait ends when the live count is 0, not when the tasks counted when it began are done
   forget_before_count,   ///< task group run() forgets a collected exception before it counts its task, not in the same step
   no_spare_on_demand,    ///< a blocked wait gets a spare only if work is queued when it blocks, not when work comes later
-  plain_park_fence       ///< a worker about to park issues a seq_cst fence, not the heavy barrier its light pushers pair with
+  plain_park_fence,      ///< a worker about to park issues a seq_cst fence, not the heavy barrier its light pushers pair with
+  unfenced_claim         ///< a task group wait claims a member without the heavy barrier its light dequeuers pair with
 };
 
 template <class Sync>
@@ -1456,6 +1457,8 @@ struct pool_access {
 
   static worker* current(const pool_type& p) noexcept { return p.current(); }
   static bool has_parked_worker(const pool_type& p) noexcept { return p.has_parked_worker(); }
+  /// The pool's choice of fences (constant for its lifetime): light dequeues of group members pair with heavy claims.
+  static bool asymmetric(const pool_type& p) noexcept { return p.asym_; }
   /// The task the calling worker executes (nullptr off the pool's workers).
   static task_base* current_task(const pool_type& p) noexcept {
     worker* w = p.current();

@@ -103,6 +103,13 @@ inline std::memory_order store_order(std::memory_order o) noexcept {
 /// The standard-library policy: zero-cost mapping onto <atomic>/<thread>/<mutex>.
 struct std_sync {
   static constexpr bool is_model = false;
+
+  /// A broken internal invariant of pilfer itself (never the user's error): print it and abort.
+  /// The checker's policy reports it as a failed assertion with the execution's trace instead.
+  [[noreturn]] static void broken_invariant(const char* what, const char* file, int line) noexcept {
+    std::fprintf(stderr, "pilfer: internal invariant broken at %s:%d: %s\n", file, line, what);
+    std::abort();
+  }
 #if defined(__linux__)
   // <linux/membarrier.h>'s command numbers (stable kernel ABI), spelled here so that the header is
   // not needed.

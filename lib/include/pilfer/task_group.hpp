@@ -68,7 +68,9 @@ class basic_task_group {
 
  public:
   explicit basic_task_group(basic_pool<Sync>& p) noexcept
-      : pool_(p), creator_(detail::pool_access<Sync>::current_task(p)) {}
+      : pool_(p),
+        creator_(detail::pool_access<Sync>::current_task(p)),
+        asym_(detail::pool_access<Sync>::asymmetric(p)) {}
   basic_task_group(const basic_task_group&) = delete;
   basic_task_group& operator=(const basic_task_group&) = delete;
   ~basic_task_group() {
@@ -84,8 +86,9 @@ class basic_task_group {
   void run(F&& f, task_options o = {}) {
     using T = detail::group_task<std::decay_t<F>, Sync>;
     using access = detail::pool_access<Sync>;
+    const unsigned affinity = o.affinity.value_or(~0u);
     T* t = detail::task_memory<Sync>::template make<T>(std::forward<F>(f), this, creator_);
-    if (o.affinity) t->affinity = *o.affinity;
+    t->affinity = affinity;
     // Refused (pool closed, bad affinity): throws before anything is counted
     // or listed; the task never runs (POOL-12).
     typename access::worker* w;
@@ -120,6 +123,9 @@ class basic_task_group {
       if ((before & (count_mask | inside_mask)) == 0 && error_claimed_.load(PILFER_SITE("pool.G4", relaxed)) != 0)
         forget_collected_error();
     }
+    // After the count: its RMW has just brought the group's line here, so the
+    // read of claims_begun_ beside it costs no transfer of its own.
+    t->set_dequeue(asym_, claims_begun());
     push_member(t);
     try {
       access::place(pool_, w, t, o);
@@ -172,7 +178,24 @@ class basic_task_group {
  private:
   template <class, class>
   friend struct detail::group_task;
+  friend struct detail::group_member<Sync>;
   friend struct detail::pool_access<Sync>;
+
+  // Claims against dequeues without an RMW (detail::group_member, invariant E).
+  /// run(): a member made from now on is born with the claim intent set.
+  bool claims_begun() const noexcept { return claims_begun_.load(PILFER_SITE("pool.G12", relaxed)) != 0; }
+  /// Under members_mu_, before a claim of a member whose intent is not yet
+  /// announced: announce it on every listed member (one heavy fence then
+  /// serves the group's later claims), then the heavy fence that orders each
+  /// dequeue's light fence either before it (the claimer reads that
+  /// `entry_taken`) or after it (that dequeue reads the intent and takes the
+  /// RMW path).
+  void announce_claims() noexcept {
+    // [pool.G8] acquire: pairs with push_member's CAS.
+    for (member* m = members_.load(PILFER_SITE("pool.G8", acquire)); m != nullptr; m = m->next.read()) m->announce_claim();
+    claims_begun_.store(1, PILFER_SITE("pool.G12", relaxed));  // never reset
+    if constexpr (mutation != detail::pool_mutation::unfenced_claim) Sync::fence_heavy(PILFER_SITE("pool.G12H", seq_cst));
+  }
 
   // state_: | waiter bit | completers still notifying (11 bits) | waits inside wait() (14 bits) |
   //         | crossings (10 bits, wrapping) | unfinished tasks (28 bits) |
@@ -378,9 +401,16 @@ class basic_task_group {
       member* const after = m->next.read();
       if (m->started()) {
         prev = retire(prev, m);
-      } else if (claimant && (m->affinity == ~0u || m->affinity == *claimant) && m->claim()) {
-        retire(prev, m);
-        return m;
+      } else if (claimant && (m->affinity == ~0u || m->affinity == *claimant)) {
+        if (!m->claim_announced()) announce_claims();  // asymmetric fences only (set_dequeue)
+        if (m->taken_before_claims()) {  // dequeued without an RMW (invariant E)
+          prev = retire(prev, m);
+        } else if (m->claim()) {
+          retire(prev, m);
+          return m;
+        } else {
+          prev = m;  // the dequeue's RMW won: retired by a later walk
+        }
       } else {
         prev = m;
       }
@@ -557,6 +587,8 @@ class basic_task_group {
 
   basic_pool<Sync>& pool_;
   detail::task_base* creator_;  // the task whose execution owns this group (parent of its tasks)
+  bool asym_;                   // the pool's fences are asymmetric: dequeues may skip their RMW (invariant E)
+  atomic_t<Sync, std::uint32_t> claims_begun_{0};  // a wait has announced claims: members are born with the intent
   atomic_t<Sync, std::uint64_t> state_{0};
   atomic_t<Sync, std::uint32_t> error_claimed_{0};
   cell_t<Sync, std::exception_ptr> error_{};

@@ -299,6 +299,24 @@ struct handle_task final : result_state<R, Sync> {
 /// set (`reclaimable`). At destruction a task whose tombstone is still
 /// queued is marked `orphaned_bit` instead: the RMW that dequeues it sees the
 /// mark and frees it (exactly one of the two RMWs sees the other's bit).
+///
+/// The dequeue without an RMW (take_entry_from_queue, when the pool uses
+/// asymmetric fences): claims are rare (a wait that cannot pop its group's
+/// tasks from its own deque), dequeues are one per task. So a dequeuer marks
+/// `entry_taken` and reads the member's `claim_intent` across a light fence;
+/// a claimer sets `claim_intent` (on every listed member at once) and then
+/// pays a heavy fence (membarrier) before it reads `entry_taken` and claims
+/// (task_group.hpp, announce_claims). Invariant E: a dequeuer that reads
+/// `claim_intent == 0` runs the task, and no claim of it succeeds — its light
+/// fence precedes the heavy fence that followed the intent's store (else it
+/// would have read the intent), so every claimer, which reads `entry_taken`
+/// after that fence (seq_cst, ordered after it through the group's mutex),
+/// sees `entry_taken == 1` and takes the task as started. A dequeuer that
+/// reads the intent takes the RMW path, where claim and dequeue exclude each
+/// other as before. A member made after a claim began is born with the
+/// intent set (run() reads the group's `claims_begun`), and its dequeuer
+/// reads it: the queue publishes its construction. Every field the dequeue
+/// reads is the member's own: a tombstone may outlive its group (orphaned).
 template <class Sync>
 struct group_member : nested_task {
   using group_type = basic_task_group<Sync>;
@@ -308,7 +326,28 @@ struct group_member : nested_task {
   group_type* group;
   cell_t<Sync, group_member*> next{nullptr};  // the group's member list (task_group.hpp: who may follow it)
   unsigned affinity = ~0u;       // task_options::affinity, or ~0u
-  atomic_t<Sync, std::uint32_t> status{0};
+  // Status and the two flags of invariant E share 4 bytes: a task of a function pointer stays
+  // in the 64-byte block class.
+  atomic_t<Sync, std::uint16_t> status{0};
+  atomic_t<Sync, std::uint8_t> entry_taken{0};   // 1: the dequeue's mark (invariant E)
+  atomic_t<Sync, std::uint8_t> claim_intent{0};  // 1: a claim may come; the dequeue takes the RMW path
+
+  /// run(), before the member is listed or queued (both publish it): how its
+  /// dequeue claims it. `light`: the pool's fences are asymmetric; `intent`:
+  /// a claim of the group was already announced. Born with the intent when
+  /// either is so: without asymmetric fences every dequeue takes the RMW
+  /// path (and no claimer needs the heavy fence, which is then unavailable).
+  void set_dequeue(bool light, bool intent) noexcept {
+    if (!light || intent) announce_claim();
+  }
+
+  /// A claimer, under the group's mutex, before its heavy fence.
+  void announce_claim() noexcept {
+    // [pool.G12] relaxed: ordered by the claimer's heavy fence [pool.G12H].
+    claim_intent.store(1, PILFER_SITE("pool.G12", relaxed));
+  }
+  /// Set by a claimer that paid the heavy fence after it, or from birth.
+  bool claim_announced() const noexcept { return claim_intent.load(PILFER_SITE("pool.G12", relaxed)) != 0; }
 
   /// A wait's claim: take the right to run the task. Exactly one of the
   /// claims and the dequeue (take_entry) wins.
@@ -316,17 +355,44 @@ struct group_member : nested_task {
     // [pool.G6] acq_rel: the winner's run follows the submitter's
     // construction (a waiter reaches it through the member list, not a
     // queue); the loser sees the winner's claim.
-    return (status.fetch_or(started_bit, PILFER_SITE("pool.G6", acq_rel)) & started_bit) == 0;
+    return (status.fetch_or(std::uint16_t{started_bit}, PILFER_SITE("pool.G6", acq_rel)) & started_bit) == 0;
   }
   /// The queue entry is dequeued: claim and mark the entry gone in one RMW.
   /// Returns the bits before.
   std::uint32_t take_entry() noexcept {
     // [pool.G6] acq_rel: as claim(); and the dequeue is seen by a wait that
     // frees the task (reclaimable) or by the destructor's orphan mark.
-    return status.fetch_or(started_bit | dequeued_bit, PILFER_SITE("pool.G6", acq_rel));
+    return status.fetch_or(std::uint16_t{started_bit | dequeued_bit}, PILFER_SITE("pool.G6", acq_rel));
   }
-  /// A tombstone (or running / done): nobody may claim it any more.
-  bool started() const noexcept { return (status.load(PILFER_SITE("pool.G6", acquire)) & started_bit) != 0; }
+  /// The queue entry is dequeued by the thread about to run it: invariant E's
+  /// dequeue side. Returns the bits before, as take_entry() (0 on the path
+  /// without an RMW: nothing claimed it, and nothing else can).
+  std::uint32_t take_entry_from_queue() noexcept {
+    // [pool.G11] relaxed, then [pool.G11L] light (compiler-only): pairs with
+    // the claimer's heavy fence [pool.G12H]: either this read sees the
+    // intent, or the claimer's read sees `entry_taken`. (A member of a pool
+    // without asymmetric fences is born with the intent: this read sees it.)
+    entry_taken.store(1, PILFER_SITE("pool.G11", relaxed));
+    Sync::fence_light(PILFER_SITE("pool.G11L", seq_cst));
+    if (!claim_announced()) return 0;
+    return take_entry();
+  }
+  /// A claimer's read once the intent is announced (task_group.hpp,
+  /// announce_claims): [pool.G11] seq_cst: the heavy fence that followed the
+  /// announcement strongly happens before it (same thread, or through the
+  /// group's mutex), so it precedes it in S, and a dequeue whose light fence
+  /// came before that fence is seen.
+  bool taken_before_claims() const noexcept {
+    return (status.load(PILFER_SITE("pool.G6", acquire)) & started_bit) != 0 ||
+           entry_taken.load(PILFER_SITE("pool.G11", seq_cst)) != 0;
+  }
+  /// A tombstone (or running / done): nobody may claim it any more. A
+  /// dequeue without an RMW shows in `entry_taken` instead (invariant E: a
+  /// claimer reads it after its heavy fence; before it, a 0 is only a hint).
+  bool started() const noexcept {
+    return (status.load(PILFER_SITE("pool.G6", acquire)) & started_bit) != 0 ||
+           entry_taken.load(PILFER_SITE("pool.G11", relaxed)) != 0;
+  }
 
   /// The body ran and its callable is destroyed: the member list may free
   /// the task from now on. `by_entry`: run through its queue entry (this
@@ -368,6 +434,8 @@ struct group_task final : group_member<Sync> {
   /// Run (or cancel) the body, then report to the group. `by_entry`: taken
   /// through its queue entry (else claimed by a wait).
   void run_body(bool cancel, bool by_entry) noexcept {
+    // POOL-9: exactly one run (the claim protocol above); a second one would find the callable gone.
+    if (!f.has_value()) Sync::broken_invariant("a task_group task ran twice", __FILE__, __LINE__);
     std::exception_ptr e;
     if (cancel) {
       e = std::make_exception_ptr(task_cancelled{});
@@ -389,7 +457,7 @@ struct group_task final : group_member<Sync> {
     switch (op) {
       case task_op::run:
       case task_op::cancel: {
-        const std::uint32_t before = self->take_entry();
+        const std::uint32_t before = self->take_entry_from_queue();
         if ((before & group_member<Sync>::started_bit) == 0) {
           self->run_body(op == task_op::cancel, true);
           return true;

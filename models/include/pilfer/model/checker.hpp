@@ -427,6 +427,11 @@ inline constexpr uninit_t uninit{};
 struct checker_sync {
   static constexpr bool is_model = true;
 
+  /// A broken internal invariant of the code under check (std_sync aborts): a failed assertion.
+  [[noreturn]] static void broken_invariant(const char* what, const char* file, int line) {
+    detail::assertion_failed(what, file, line);
+  }
+
   template <class T>
   class atomic {
    public:
