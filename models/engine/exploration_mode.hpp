@@ -39,6 +39,7 @@ void set_revisit_duplicate_check(bool on) noexcept;
 struct revisit_counts {
   std::size_t runs = 0;        // executions run (replays included): each ends complete, blocked or pruned
   std::size_t duplicates = 0;  // final graphs reached again (0 unless set_revisit_duplicate_check)
+  std::size_t complete_duplicates = 0;  // of them, complete ones (counted in `executions` again)
   std::size_t invalid = 0;     // revisits found inconsistent when replayed (pruned runs)
   std::size_t await_unknown = 0;  // maximality checks that took an await to reject a value it was never asked about
 };

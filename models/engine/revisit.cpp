@@ -20,13 +20,14 @@
 // not added (it would break atomicity); instead it revisits the reads of the location added up to
 // p, in graphs where it is added before them, and the execution goes on with its other choices.
 //
-// Optimality (TruSt, POPL'22): each graph is the end of one run only, so nothing is memoised and
-// every final graph is counted. What makes it so (rv_maximal_extension): a revisit is made only
+// Optimality (TruSt, POPL'22): each graph is meant to be the end of one run only, so nothing is
+// memoised and every final graph is counted (a rare program still repeats graphs: models/README.md,
+// "Left to do"). What makes it so (rv_maximal_extension): a revisit is made only
 // from the one graph that added the events it deletes "maximally"; the order events were added in
 // (a step's rank) is kept apart from the order a script runs them in, since a revisited read keeps
 // its place before the write it now reads; and the porf-prefix of a revisiting write is settled:
 // its reads are not revisited again. set_revisit_duplicate_check() remembers the final graphs to
-// count repeats (a debug cross-check; the self-test requires none).
+// count repeats (a debug cross-check; the self-test requires none on its fixed programs).
 #include "checker.hpp"
 
 #include <algorithm>
@@ -313,6 +314,7 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
   *exhausted = false;
   bool stopped = false;
   const bool stats = std::getenv("PILFER_MODEL_REVISIT_STATS") != nullptr;
+  std::size_t complete_dups = 0;
   while (!rv_work_.empty()) {
     rv_cur_ = std::move(rv_work_.back());
     rv_work_.pop_back();
@@ -332,7 +334,10 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
     // only check that (rv_check_dups_), they do not filter.
     if (oc == outcome::complete) {
       ++res_.executions;
-      if (rv_check_dups_ && !rv_complete_.insert(state_hash()).second) ++rv_dup_;
+      if (rv_check_dups_ && !rv_complete_.insert(state_hash()).second) {
+        ++rv_dup_;
+        ++complete_dups;
+      }
       if (dump != nullptr) std::fputs(graph_line().c_str(), dump);
     }
     if (oc == outcome::blocked) {
@@ -354,7 +359,7 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
       break;
     }
   }
-  g_last_counts = revisit_counts{rv_runs_, rv_dup_, rv_invalid_, rv_await_unknown_};
+  g_last_counts = revisit_counts{rv_runs_, rv_dup_, complete_dups, rv_invalid_, rv_await_unknown_};
   if (dump != nullptr) std::fclose(dump);
   *exhausted = !stopped && rv_work_.empty();
   if (std::getenv("PILFER_MODEL_REVISIT_STATS") != nullptr)
