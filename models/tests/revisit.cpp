@@ -60,6 +60,21 @@ struct sb_assume : scenario {
   void after() override { record({r0, r1}); }
 };
 
+/// An awaited exchange racing another RMW (found by an outside tester): if t1's exchange goes
+/// first, x is 2 for ever and t0's await never succeeds (deadlock). The revisit exploration lost
+/// that execution and read the program as proved; it now leaves await_exchange to the DFS.
+struct await_exchange_vs_rmw : scenario {
+  S::atomic<int> x{0};
+  await_exchange_vs_rmw() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.await_exchange(0, 1, PILFER_SITE("t.await", relaxed));
+    } else {
+      (void)x.exchange(2, PILFER_SITE("t.xchg", relaxed));
+    }
+  }
+};
+
 struct run_pair {
   result dfs, rv;
   outcome_set so_dfs, so_rv;
@@ -162,6 +177,11 @@ int main() {
     t.expect(r.counts.duplicates > 0 && !optimal(r),
              "a revisit mode without the maximality condition is caught (3 CAS incrementers: graphs reached twice)",
              show_pair(r));
+  }
+  {
+    const run_pair r = both([] { return std::make_unique<await_exchange_vs_rmw>(); }, o);
+    t.expect(r.dfs.kind == "deadlock" && r.rv.kind == r.dfs.kind,
+             "await_exchange racing an exchange: the deadlock is found in both explorations", show_pair(r));
   }
   {
     const run_pair r = both([] { return std::make_unique<sb_assume>(); }, o);
