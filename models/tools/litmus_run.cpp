@@ -84,6 +84,22 @@ pilfer::order_site site(order o, const std::string& tag, const order_mutation& m
   return pilfer::order_site{m, tag.c_str()};
 }
 
+/// An xor RMW on `x`: the engine's native one if it has it, else a CAS loop whose successful CAS is
+/// the RMW. (A free function: clang 14 left the member-template form uninstantiated when it was
+/// called from a generic lambda, an undefined reference at link time.)
+template <class A, class T>
+T fetch_xor_of(A& x, T operand, order o, const std::string& tag, const order_mutation& mut) {
+  if constexpr (requires { x.fetch_xor(operand, site(o, tag, mut)); }) {
+    return x.fetch_xor(operand, site(o, tag, mut));
+  } else {
+    T old = x.load(site(order::relaxed, tag, mut));
+    while (!x.compare_exchange_strong(old, static_cast<T>(old ^ operand), site(o, tag, mut),
+                                      site(order::relaxed, tag, mut))) {
+    }
+    return old;
+  }
+}
+
 /// A CAS failure may not be stronger than acquire (C11 rule, also std::atomic's precondition).
 order failure_order(order o) noexcept {
   if (o == order::release) return order::relaxed;
@@ -220,7 +236,7 @@ class litmus_scenario final : public model::scenario {
           case rmw_op::sub: return static_cast<value>(x.fetch_sub(d, site(o, tag, mut)));
           case rmw_op::bit_or: return static_cast<value>(x.fetch_or(d, site(o, tag, mut)));
           case rmw_op::bit_and: return static_cast<value>(x.fetch_and(d, site(o, tag, mut)));
-          case rmw_op::bit_xor: return static_cast<value>(fetch_xor(x, d, o, tag, mut));
+          case rmw_op::bit_xor: return static_cast<value>(fetch_xor_of(x, d, o, tag, mut));
         }
         return 0;
       });
@@ -263,19 +279,6 @@ class litmus_scenario final : public model::scenario {
     }
 
    private:
-    template <class A, class T>
-    static T fetch_xor(A& x, T operand, order o, const std::string& tag, const order_mutation& mut) {
-      if constexpr (requires { x.fetch_xor(operand, site(o, tag, mut)); }) {
-        return x.fetch_xor(operand, site(o, tag, mut));
-      } else {
-        // No native xor RMW in the engine: a CAS loop whose successful CAS is the RMW.
-        T old = x.load(site(order::relaxed, tag, mut));
-        while (!x.compare_exchange_strong(old, static_cast<T>(old ^ operand), site(o, tag, mut),
-                                          site(order::relaxed, tag, mut))) {
-        }
-        return old;
-      }
-    }
     shadow* shadow_of(int loc) const {
       if (s_.shadows_.empty()) return nullptr;
       return s_.shadows_[static_cast<std::size_t>(loc)].get();
