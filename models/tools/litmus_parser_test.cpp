@@ -483,6 +483,7 @@ TEST(LitmusDialect, BadInputGivesPositionedErrors) {
       // C11 7.17.7.1 / 7.17.7.2: a store may not acquire, a load may not release
       {"C t\n{}\nP0 (atomic_int* x) { atomic_store_explicit(x, 1, memory_order_acquire); }\nexists (x=0)\n", 3,
        50, "not a valid order for a store"},
+      // input, not an access: a release load the parser must refuse
       {"C t\n{}\nP0 (atomic_int* x) { int r = atomic_load_explicit(x, memory_order_release); }\nexists (x=0)\n",
        3, 54, "not a valid order for a load"},
       {"int main() {\n  atomic_int x = 0;\n  {{{ x.store(1, mo_acq_rel); ||| x.load(mo_release); }}}\n}\n", 3,
