@@ -942,6 +942,38 @@ TEST(PoolWaitClaim, GroupTaskWithAffinityToTheWaiterIsClaimed) {
   EXPECT_EQ(load(ran), 1u);
 }
 
+// A member run() with affinity to a worker whose wait on the group already sleeps: only that
+// worker may run it, so run() must wake the wait to claim it (task_group.hpp, invariant K).
+// The member comes from a running task of the group and from outside; with and without spares.
+// @verifies POOL-19 POOL-15
+TEST(PoolWaitClaim, MemberWithAffinityToASleepingWaiterIsClaimed) {
+  for (const unsigned spares : {0u, 4u}) {
+    for (const bool from_task : {true, false}) {
+      pilfer::pool p({.threads = 2, .max_spare_workers = spares});
+      const std::string what = std::string("affinity member after the wait slept, from ") +
+                               (from_task ? "a task" : "outside") + ", spares " + std::to_string(spares);
+      watchdog dog(what.c_str(), 60s, &p);
+      counter leaf{0};
+      flag go{0};
+      pilfer::task_group g(p);
+      g.run(
+          [&] {
+            while (load(go) == 0) std::this_thread::sleep_for(1ms);
+            if (from_task) g.run([&] { add(leaf); }, {.affinity = 1u});
+          },
+          {.affinity = 0u});
+      const std::uint64_t blocked_before = p.stats().total.blocked_waits;
+      auto w = p.submit([&] { g.wait(); }, {.affinity = 1u});
+      ASSERT_TRUE(eventually([&] { return p.stats().total.blocked_waits > blocked_before; }));
+      if (!from_task) g.run([&] { add(leaf); }, {.affinity = 1u});
+      store(go, 1);
+      w.get();
+      g.wait();
+      EXPECT_EQ(load(leaf), 1u);
+    }
+  }
+}
+
 // @verifies POOL-19 POOL-15 POOL-20
 TEST(PoolWaitClaim, QueuedGroupTaskIsClaimedWithoutSpares) {
   // 1 worker, no spares: every awaited task is queued (high-priority queue,

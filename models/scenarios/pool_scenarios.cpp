@@ -633,6 +633,50 @@ struct group_claim_orphan : scenario {
   }
 };
 
+// 10a. Invariant K (task_group.hpp): a member run() after a wait on a worker went to sleep.
+// B (affinity worker 0) and a wait W (affinity worker 1, submitted from outside) belong to one
+// group; B run()s L with affinity worker 1 into the group. L may run only on worker 1, which may
+// be asleep in W (B is not W's to claim: its affinity is worker 0). run() must wake W to claim L:
+// without that (pool_mutation::unwoken_claimer) W sleeps beside L in its own mailbox and the
+// checker reports "deadlock" (W asleep on the group, worker 0 parked, the outside thread in
+// get()). With `symmetric`, the pool runs without asymmetric fences (every dequeue of a member
+// claims it with an RMW). Every body runs exactly once.
+// @verifies POOL-19 POOL-15 POOL-9
+template <class Sy>
+struct group_member_after_sleep : scenario {
+  pool_box_of<Sy> pool;
+  run_count b_ran, l_ran;
+  bool asymmetric;
+  explicit group_member_after_sleep(bool asymmetric_fences = true) : scenario(1), asymmetric(asymmetric_fences) {}
+  void before() override { pool.make(2, 1, asymmetric); }
+  static pilfer::task_options on(unsigned worker) {
+    pilfer::task_options o;
+    o.affinity = worker;
+    return o;
+  }
+  void thread(unsigned) override {
+    pilfer::basic_task_handle<void, Sy> w;
+    {
+      pilfer::basic_task_group<Sy> g(*pool);
+      g.run(
+          [this, &g] {
+            b_ran.hit();
+            g.run([this] { l_ran.hit(); }, on(1));
+          },
+          on(0));
+      w = pool->submit([&g] { g.wait(); }, on(1));
+      w.get();
+    }
+  }
+  void after() override {
+    pilfer::model::stop_branching();
+    pool->wait_idle();
+    assert_idle_stats(pool->stats());
+    pool.drop();
+    PILFER_MODEL_ASSERT(b_ran.get() == 1 && l_ran.get() == 1);
+  }
+};
+
 // 10b. Two waiters, one of them the destroyer (task_group.hpp, "waiters inside", invariant W;
 // pool.G2/G9): a task W on the pool's one worker and the outside thread both wait for the
 // group; the outside thread destroys it as soon as its own wait returns, while W may still be
@@ -861,6 +905,9 @@ struct uncounted_error_read_sync : checker_sync {
 struct unfenced_claim_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unfenced_claim;
 };
+struct unwoken_claimer_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unwoken_claimer;
+};
 
 }  // namespace
 
@@ -909,6 +956,17 @@ std::vector<entry> pool_mutant_scenarios() {
   // execution by the library's own check, Sync::broken_invariant).
   v.push_back({"pool.group_claim_orphan[unfenced claim]", "POOL-19 POOL-9",
                [] { return std::make_unique<group_claim_orphan<unfenced_claim_sync>>(); }, random_bound(500), false});
+  // Invariant K (task_group.hpp): run() that does not wake a claimer asleep on a worker, and the
+  // Dekker pair it relies on weakened (store buffering: run() misses the claimer bit while the
+  // claimer's read of the member list misses the new member).
+  v.push_back({"pool.group_member_after_sleep[unwoken claimer]", "POOL-19 POOL-15",
+               [] { return std::make_unique<group_member_after_sleep<unwoken_claimer_sync>>(); }, exh0(), false});
+  {
+    options o = exh0();
+    o.weaken["pool.G13"] = std::memory_order_acq_rel;
+    v.push_back({"pool.group_member_after_sleep[pool.G13 acq_rel]", "POOL-19 POOL-15",
+                 [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, o, false});
+  }
   // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
   for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
     options o = random_bound(500);
@@ -951,6 +1009,10 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.wait_chain_3w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain<checker_sync, 3>>(); }, exh0(), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, exh0(), false});
   v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
+  v.push_back({"pool.group_member_after_sleep", "POOL-19 POOL-15 POOL-9",
+               [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, exh0(), false});
+  v.push_back({"pool.group_member_after_sleep.symmetric_fences", "POOL-19 POOL-15 POOL-9",
+               [] { return std::make_unique<group_member_after_sleep<checker_sync>>(false); }, exh0(), false});
   v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, exh, false});
   v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, exh1(), false});
   v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, exh0(), false});

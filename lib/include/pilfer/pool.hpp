@@ -99,7 +99,8 @@ enum class pool_mutation : unsigned char {
   forget_before_count,   ///< task group run() forgets a collected exception before it counts its task, not in the same step
   no_spare_on_demand,    ///< a blocked wait gets a spare only if work is queued when it blocks, not when work comes later
   plain_park_fence,      ///< a worker about to park issues a seq_cst fence, not the heavy barrier its light pushers pair with
-  unfenced_claim         ///< a task group wait claims a member without the heavy barrier its light dequeuers pair with
+  unfenced_claim,        ///< a task group wait claims a member without the heavy barrier its light dequeuers pair with
+  unwoken_claimer        ///< task group run() does not wake a wait asleep on a worker that could claim the new member
 };
 
 template <class Sync>
@@ -1542,7 +1543,10 @@ struct pool_access {
   PILFER_HOT_INLINE static void join_finish(pool_type& p, worker& w, Job& job) { p.join_finish(w, job); }
 
   /// task_group::wait() on a worker: run the group's tasks found on top of
-  /// the own deque, then wait (helping only the group's descendants).
+  /// the own deque, claim those queued anywhere, then wait (helping only the
+  /// group's descendants). `block` also returns when run() may have listed a
+  /// member this worker could claim (task_group.hpp, invariant K): back to
+  /// the claims.
   template <class Group, class Done, class Block>
   static void wait_group(pool_type& p, worker& w, Group* g, Done&& done, Block&& block) {
     auto mine = [g](task_base* x) {
@@ -1562,9 +1566,8 @@ struct pool_access {
           continue;
         }
       }
-      break;
+      p.await(w, done, mine, block);
     }
-    if (!done()) p.await(w, done, mine, block);
   }
 };
 

@@ -127,6 +127,7 @@ class basic_task_group {
     // read of claims_begun_ beside it costs no transfer of its own.
     t->set_dequeue(asym_, claims_begun());
     push_member(t);
+    wake_blocked_claimers();
     try {
       access::place(pool_, w, t, o);
     } catch (...) {
@@ -197,15 +198,18 @@ class basic_task_group {
     if constexpr (mutation != detail::pool_mutation::unfenced_claim) Sync::fence_heavy(PILFER_SITE("pool.G12H", seq_cst));
   }
 
-  // state_: | waiter bit | completers still notifying (11 bits) | waits inside wait() (14 bits) |
-  //         | crossings (10 bits, wrapping) | unfinished tasks (28 bits) |
+  // state_: | waiter bit | claimer bit | completers still notifying (11 bits) |
+  //         | waits inside wait() (13 bits) | crossings (10 bits, wrapping) | unfinished tasks (28 bits) |
+  // The waiter bit: some wait sleeps (on `state_`, or a claimer on `claim_epoch_`); the
+  // claimer bit: a wait on a worker sleeps and would claim a member run() adds (invariant K).
   // A crossing is a completion that brings the count to 0: it also steps the
   // crossings field in the same CAS, so a wait tells "every task counted when
   // I began has finished" from the count alone being 0 now (a later run()
   // may have counted new tasks since).
   static constexpr std::uint64_t waiter_bit = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 52;
-  static constexpr std::uint64_t notifier_mask = waiter_bit - notifier_one;
+  static constexpr std::uint64_t claimer_bit = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t notifier_one = std::uint64_t{1} << 51;
+  static constexpr std::uint64_t notifier_mask = claimer_bit - notifier_one;
   static constexpr std::uint64_t inside_one = std::uint64_t{1} << 38;
   static constexpr std::uint64_t inside_mask = notifier_one - inside_one;
   static constexpr std::uint64_t crossing_one = std::uint64_t{1} << 28;
@@ -249,10 +253,10 @@ class basic_task_group {
     if ((seen & inside_mask) == inside_mask) too_many_waiters();  // the count wrapped into the notifiers'
     return seen;
   }
-  /// More waits of one group in progress at once than its 14-bit count holds (SPEC POOL-11): the
+  /// More waits of one group in progress at once than its 13-bit count holds (SPEC POOL-11): the
   /// state word is already wrong, so no wait of this group could be trusted to return.
   [[noreturn]] static void too_many_waiters() noexcept {
-    std::fputs("pilfer task_group: more than 16383 waits of one group in progress at once; terminating\n", stderr);
+    std::fputs("pilfer task_group: more than 8191 waits of one group in progress at once; terminating\n", stderr);
     std::fflush(stderr);
     std::terminate();
   }
@@ -333,11 +337,58 @@ class basic_task_group {
 
   void push_member(member* t) noexcept {
     // [pool.G8] release: a lock holder that reads the new head (acquire)
-    // reads the task's construction and its `next`.
+    // reads the task's construction and its `next`. [pool.G13] seq_cst on
+    // success: invariant K's store (the load of `state_` follows it in S).
     member* head = members_.load(PILFER_SITE("pool.G8", relaxed));
     do {
       t->next.write() = head;
-    } while (!members_.compare_exchange_weak(head, t, PILFER_SITE("pool.G8", release), PILFER_SITE("pool.G8", relaxed)));
+    } while (!members_.compare_exchange_weak(head, t, PILFER_SITE("pool.G13", seq_cst), PILFER_SITE("pool.G8", relaxed)));
+  }
+
+  // Waits that sleep on a worker while run() adds members (protocol; tags pool.G13, pool.G14).
+  // Invariant K: a wait on a worker that sleeps never sleeps through a member run() listed
+  // that it may claim. Such a wait sleeps as a claimer: it sets the claimer bit with an
+  // RMW [pool.G13] seq_cst, then reads the member list [pool.G13] seq_cst and returns to its
+  // claim loop if a member there is claimable by its worker; else it sleeps on
+  // `claim_epoch_`, read before the bit was set. run() lists the member with a CAS
+  // [pool.G13] seq_cst, then reads `state_` [pool.G13] seq_cst: the four accesses are in S,
+  // so either the waiter's read of the list comes after the push (it sees the member) or
+  // run()'s read of `state_` comes after the bit (run() steps the epoch and wakes it). A
+  // crossing that finds the claimer bit wakes claimers the same way. The epoch read comes
+  // before the bit's RMW, which synchronizes with the waker's read of it, so the step is
+  // seen. Sleeping on a word of its own, a claimer cannot miss a wake-up when another wait
+  // sets the bit again (the same value `state_` had: an ABA).
+  // Without it (pool_mutation::unwoken_claimer): a wait on worker k sleeps while a task of
+  // the group runs elsewhere; that task run()s a member with affinity k, which only worker k
+  // may run: nobody ever runs it.
+  void wake_blocked_claimers() noexcept {
+    if constexpr (mutation == detail::pool_mutation::unwoken_claimer) return;
+    // [pool.G13] seq_cst: invariant K (a plain load on x86, as the CAS before it is locked).
+    if ((state_.load(PILFER_SITE("pool.G13", seq_cst)) & claimer_bit) != 0) wake_claimers();
+  }
+  [[gnu::cold, gnu::noinline]] void wake_claimers() noexcept {
+    // [pool.G14] relaxed: the bit is only a hint that a claimer sleeps (its wake-up is ordered
+    // by invariant K's seq_cst pair and the epoch); cleared so that later run()s pay no wake-up
+    // until a claimer sleeps again.
+    state_.fetch_and(~claimer_bit, PILFER_SITE("pool.G14", relaxed));
+    step_claim_epoch();
+  }
+  void step_claim_epoch() noexcept {
+    // [pool.G14] relaxed: only its value matters (the sleeper compares it); what the woken
+    // claimer then reads it reads under members_mu_ from the list (pool.G8).
+    claim_epoch_.fetch_add(1, PILFER_SITE("pool.G14", relaxed));
+    claim_epoch_.notify_all();
+  }
+
+  /// A claimer about to sleep, after setting the claimer bit: a member of the list that has not
+  /// started and that worker `k` may run (a hint for the claim loop, which rechecks).
+  bool has_claimable(unsigned k) noexcept {
+    std::lock_guard<typename Sync::mutex> g(members_mu_);
+    // [pool.G13] seq_cst: invariant K's load (after the claimer bit in S).
+    for (member* m = members_.load(PILFER_SITE("pool.G13", seq_cst)); m != nullptr; m = m->next.read()) {
+      if (!m->started() && (m->affinity == ~0u || m->affinity == k)) return true;
+    }
+    return false;
   }
 
   /// Under members_mu_: unlink `m` from `members_`; `prev` is the node before
@@ -475,7 +526,28 @@ class basic_task_group {
   /// only once no completer is notifying.
   void block(std::uint64_t seen) noexcept {
     // [pool.G3] acq_rel: announce the sleeper; the completers' CAS reads it.
-    std::uint64_t v = state_.fetch_or(waiter_bit, PILFER_SITE("pool.G3", acq_rel)) | waiter_bit;
+    settle(seen, state_.fetch_or(waiter_bit, PILFER_SITE("pool.G3", acq_rel)) | waiter_bit);
+  }
+
+  /// block() for a wait on worker `k` (invariant K): sleep until the count is 0 as block()
+  /// does, or return early when run() may have listed a member `k` could claim (the caller
+  /// claims, and comes back).
+  void block_claimer(std::uint64_t seen, unsigned k) noexcept {
+    // [pool.G14] relaxed: read before the bit's RMW below (invariant K).
+    const std::uint32_t epoch = claim_epoch_.load(PILFER_SITE("pool.G14", relaxed));
+    // [pool.G13] seq_cst: invariant K's RMW (also [pool.G3]'s announcement of a sleeper).
+    const std::uint64_t v = state_.fetch_or(waiter_bit | claimer_bit, PILFER_SITE("pool.G13", seq_cst)) | waiter_bit;
+    if (crossed(v, seen)) {
+      settle(seen, v);
+      return;
+    }
+    if (has_claimable(k)) return;
+    // [pool.G14] relaxed: a step after `epoch` (a run() or a crossing since the bit) ends it.
+    claim_epoch_.wait(epoch, PILFER_SITE("pool.G14", relaxed));
+  }
+
+  /// block()'s sleep on `state_`, from the state `v` its announcement left.
+  void settle(std::uint64_t seen, std::uint64_t v) noexcept {
     detail::backoff<Sync> b;
     for (;;) {
       // A crossing came since the wait began (or since we set the bit: the
@@ -497,7 +569,9 @@ class basic_task_group {
     if (done_since(seen)) return;
     using access = detail::pool_access<Sync>;
     if (auto* w = access::current(pool_)) {
-      access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); }, [this, seen] { block(seen); });
+      const unsigned k = w->index;
+      access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); },
+                         [this, seen, k] { block_claimer(seen, k); });
     } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); },
                                                    [this] { return access::has_parked_worker(pool_); })) {
       block(seen);
@@ -574,11 +648,12 @@ class basic_task_group {
       if ((next & count_mask) == 0) {
         // A crossing: step the crossings field (wrapping inside it).
         next = (next & ~crossing_mask) | ((next + crossing_one) & crossing_mask);
-        if ((next & waiter_bit) != 0) next = (next & ~waiter_bit) + notifier_one;
+        if ((next & waiter_bit) != 0) next = (next & ~(waiter_bit | claimer_bit)) + notifier_one;
       }
     } while (!state_.compare_exchange_weak(old, next, PILFER_SITE("pool.G2", acq_rel), PILFER_SITE("pool.G2", relaxed)));
     if ((old & waiter_bit) != 0 && (next & waiter_bit) == 0) {
       state_.notify_all();
+      if ((old & claimer_bit) != 0) step_claim_epoch();  // invariant K: claimers sleep on the epoch
       // [pool.G5] release: last touch of the group by this completer; a
       // waiter that reads no notifier may destroy the group.
       state_.fetch_sub(notifier_one, PILFER_SITE("pool.G5", release));
@@ -589,6 +664,7 @@ class basic_task_group {
   detail::task_base* creator_;  // the task whose execution owns this group (parent of its tasks)
   bool asym_;                   // the pool's fences are asymmetric: dequeues may skip their RMW (invariant E)
   atomic_t<Sync, std::uint32_t> claims_begun_{0};  // a wait has announced claims: members are born with the intent
+  atomic_t<Sync, std::uint32_t> claim_epoch_{0};   // stepped to wake claimers (invariant K)
   atomic_t<Sync, std::uint64_t> state_{0};
   atomic_t<Sync, std::uint32_t> error_claimed_{0};
   cell_t<Sync, std::exception_ptr> error_{};
