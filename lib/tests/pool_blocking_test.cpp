@@ -65,8 +65,6 @@ struct delayed_searcher {
   }
 };
 
-inline bool all_parked(const pilfer::pool& p) { return p.stats().sleeping == p.size(); }
-
 // Issue 8 point 1: a task spawns three children that meet at a 3-party spin
 // barrier while it spins until they finish: needs all 4 workers. One worker
 // is searching (delayed in its back-off) at the moment of the spawns, the

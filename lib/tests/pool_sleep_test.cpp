@@ -28,16 +28,6 @@ std::uint64_t now_ns() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(clk::now().time_since_epoch()).count());
 }
 
-/// Every thread of the pool asleep, spares included. `sleeping` alone counts the threads linked in
-/// the event count, where an active spare parks too: it can read size() while a worker still runs
-/// and is about to wake that spare so it retires (a wake-up inside the quiet period below).
-bool all_parked(const pilfer::pool& p) {
-  if (p.stats().sleeping != p.size()) return false;
-  for (const pilfer::worker_snapshot& w : p.snapshot())
-    if (w.state != pilfer::worker_state::parked) return false;
-  return true;
-}
-
 double process_cpu_seconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);

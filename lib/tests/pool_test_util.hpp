@@ -44,6 +44,16 @@ inline std::uint64_t load(const counter& c) { return c.load(PILFER_SITE("test.lo
 inline void c_store(counter& c, std::uint64_t v) { c.store(v, PILFER_SITE("test.store", release)); }
 inline std::uint64_t add(counter& c, std::uint64_t d = 1) { return c.fetch_add(d, PILFER_SITE("test.add", acq_rel)); }
 
+/// Every thread of the pool asleep, spares included. `sleeping` alone counts the threads linked in
+/// the event count, where an active spare parks too: it can read size() while a worker still runs
+/// and is about to wake that spare so it retires.
+inline bool all_parked(const pilfer::pool& p) {
+  if (p.stats().sleeping != p.size()) return false;
+  for (const pilfer::worker_snapshot& w : p.snapshot())
+    if (w.state != pilfer::worker_state::parked) return false;
+  return true;
+}
+
 /// Yield until at least n of the pool's threads are parked in a wait
 /// (worker_state::waiting, pool::snapshot()).
 inline void until_waiting(const pilfer::pool& p, int n) {
