@@ -9,8 +9,12 @@
 //     assume() of the loop's exit condition, as GenMC's transformation has it, or — with
 //     pilfer_model_clients --awaits — atomic<T>::await, which blocks the thread instead of
 //     ending the execution (the same complete executions, no blocked ones from the loop);
-//   - `-unroll=N` (GenMC kills a thread whose loop header is entered an (N+1)-th time; the execution
-//     counts as blocked) is loop_bound below, one per loop;
+//   - `-unroll=N` (GenMC bounds a loop's header to N entries) is loop_bound below, one per loop.
+//     GenMC v0.11 then ends the thread (clears its stack: the execution may be complete); enter()
+//     blocks instead, which is the same wherever the bound is not reached in a complete execution
+//     (the clients' counts match GenMC's), enter_or_end() ends the thread as GenMC does (ms_queue,
+//     where the bound is reached at 3 threads). Where the header is (a `while (!done)` test is
+//     entered once more to leave) is part of the port: GenMC's -transform-output shows it;
 //   - plain memory that GenMC's run declares racy on purpose (`-disable-race-detection`) is a relaxed
 //     atomic, which is what GenMC's exploration of such an access amounts to; plain memory the
 //     program accesses race-free is a checker cell (a race there would be reported).
@@ -98,6 +102,14 @@ class loop_bound {
     assume(left_ > 0);
     --left_;
   }
+  /// GenMC v0.11's own behaviour at the bound (its runtime clears the thread's stack there): the
+  /// thread just ends, nothing is blocked, and the execution counts as complete. false: the
+  /// caller returns from the thread at once.
+  [[nodiscard]] bool enter_or_end() noexcept {
+    if (left_ == 0) return false;
+    --left_;
+    return true;
+  }
 
  private:
   unsigned left_;
@@ -109,6 +121,7 @@ client treiber_stack_client();
 client ms_queue_client();
 client ms_queue_3_client();
 client ms_queue_loops_client();
+std::vector<client> ms_queue_variant_clients();  // ms_queue_t<T>_u<U>_r<R>: comparison variants, not GenMC runs
 client linuxrwlocks_client();
 client linuxrwlocks_loops_client();
 client mpmc_queue_client();
