@@ -185,6 +185,17 @@ std::vector<client> ms_queue_variant_clients() {
                              .parameters = "variant: " + std::to_string(t) + " threads, -unroll=" + std::to_string(u) +
                                            ", " + std::to_string(r) + " enqueue+dequeue rounds each",
                              .make = [t, u, r] { return std::make_unique<ms_queue>(t, true, u, r); }});
+  // ms_queue_3 without GenMC's spin-loop check (GenMC's -disable-spin-assume), as ms_queue_loops is ms_queue:
+  // GenMC v0.11 -disable-spin-assume, RDWR=3: 301 422 complete at -unroll=3 -no-unroll=main, 983 694 at
+  // -unroll=4 (the figure once quoted for ms_queue_3); the revisit mode reaches both exactly
+  out.push_back(client{.name = "ms_queue_3_loops",
+                       .genmc_path = "tests/correct/data-structures/ms-queue",
+                       .parameters = "-unroll=3 (GenMC: also -no-unroll=main); RDWR=3; failed dequeue iterations retry",
+                       .make = [] { return std::make_unique<ms_queue>(3, false); }});
+  out.push_back(client{.name = "ms_queue_t3_u4_r1_loops",
+                       .genmc_path = "tests/correct/data-structures/ms-queue",
+                       .parameters = "variant: ms_queue_3_loops with -unroll=4",
+                       .make = [] { return std::make_unique<ms_queue>(3, false, 4, 1); }});
   return out;
 }
 
