@@ -82,6 +82,9 @@ class basic_task_group {
     if (std::exception_ptr e = uncollected_error()) detail::pool_access<Sync>::sink(pool_).report(std::move(e));
   }
 
+  /// Add a task (any thread). The group must outlive this call, not only the
+  /// task: a wait may claim, run and finish the task, and return, while run()
+  /// is still inside (it wakes sleeping waits after listing the task).
   template <class F>
   void run(F&& f, task_options o = {}) {
     using T = detail::group_task<std::decay_t<F>, Sync>;
