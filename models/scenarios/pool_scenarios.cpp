@@ -33,6 +33,9 @@ class pool_box_of {
   pool_type* operator->() noexcept { return &*p_; }
   /// shutdown(drain) + join + free.
   void drop() { p_.reset(); }
+  /// The teardown of a scenario that ran to the end: wait until idle, check the statistics' identity
+  /// (assert_idle_stats), then drop().
+  void drain_and_drop();
 
  private:
   std::optional<pool_type> p_;
@@ -70,6 +73,13 @@ void assert_idle_stats(const pilfer::pool_stats& s) {
                       t.tasks_run - t.claimed + t.tasks_cancelled + t.tombstones + t.rerouted);
   PILFER_MODEL_ASSERT(s.submitted == t.local_pushes + s.injector_pushes + s.priority_pushes);
   PILFER_MODEL_ASSERT(s.pending == 0);
+}
+
+template <class Sy>
+void pool_box_of<Sy>::drain_and_drop() {
+  (*this)->wait_idle();
+  assert_idle_stats((*this)->stats());
+  drop();
 }
 
 // 1. Invariant: an external submit racing with every worker going to sleep is not lost: the
@@ -314,9 +324,7 @@ struct two_items_one_searcher : scenario {
     hx.get();
   }
   void after() override {
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(t1_ran.get() == 1 && x_ran.get() == 1);
   }
 };
@@ -434,9 +442,7 @@ struct rendezvous_4w : scenario {
     h.get();
   }
   void after() override {
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(p_ran.get() == 1 && c_ran[0].get() == 1 && c_ran[1].get() == 1 && c_ran[2].get() == 1);
   }
 };
@@ -592,9 +598,7 @@ struct join_group_2w : scenario {
   }
   void after() override {
     pilfer::model::stop_branching();
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1 && g_ran.get() == 1);
   }
 };
@@ -626,9 +630,7 @@ struct group_claim_orphan : scenario {
     }
   }
   void after() override {
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1);
   }
 };
@@ -670,9 +672,7 @@ struct group_member_after_sleep : scenario {
   }
   void after() override {
     pilfer::model::stop_branching();
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(b_ran.get() == 1 && l_ran.get() == 1);
   }
 };
@@ -719,9 +719,7 @@ struct group_two_waiters : scenario {
   }
   void after() override {
     pilfer::model::stop_branching();
-    pool->wait_idle();
-    assert_idle_stats(pool->stats());
-    pool.drop();
+    pool.drain_and_drop();
     PILFER_MODEL_ASSERT(gate_ran.get() == 1 && m_ran.get() == 1);
   }
 };
