@@ -164,7 +164,17 @@ result checker::run() {
   last_progress_ = t0;
   g = this;
   bool exhausted = false;
-  revisit_ = current_exploration() == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty();
+  std::string bad_exploration;
+  const exploration chosen = opt_.exploration ? *opt_.exploration : current_exploration(&bad_exploration);
+  if (!opt_.exploration && !bad_exploration.empty()) {
+    // A misspelt mode must not silently run the other one.
+    res_.ok = false;
+    res_.kind = "model error";
+    res_.message = "PILFER_MODEL_EXPLORATION must be dfs or revisit, got '" + bad_exploration + "'";
+    g = nullptr;
+    return res_;
+  }
+  revisit_ = chosen == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty();
   rv_unsupported_ = false;
   if (revisit_ && opt_.preemption_bound) rv_unsupported_what_ = "a preemption bound";
   if (revisit_ && opt_.shard_count > 1) rv_unsupported_what_ = "shards";

@@ -1,5 +1,7 @@
 // models/engine/exploration_mode.hpp — which exhaustive exploration check() uses in this process.
 //
+// options::exploration (include/pilfer/model/checker.hpp) picks it per check(); unset, the process's
+// choice below applies.
 // `dfs` (the default): the memoised stateless DFS over interleavings (exploration.cpp).
 // `revisit`: GenMC-style exploration by revisiting reads (revisit.cpp): events are added in one
 // fixed order (the lowest-index thread that can run), reads choose forward among the writes in
@@ -9,20 +11,24 @@
 // options::symmetry, a preemption bound, shards, replay) is explored by the DFS instead, with a
 // one-line note on stderr.
 //
-// options (include/pilfer/model/checker.hpp) is not in this room; until it gains a field, the
-// mode is set per process: set_exploration(), or env PILFER_MODEL_EXPLORATION=revisit|dfs (read
-// at each check(); it overrides set_exploration()).
+// The process's choice: set_exploration(), or env PILFER_MODEL_EXPLORATION=revisit|dfs (read at
+// each check(); it overrides set_exploration()).
 #pragma once
 
 #include <cstddef>
+#include <string>
+
+#include "pilfer/model/checker.hpp"
 
 namespace pilfer::model::engine {
 
-enum class exploration { dfs, revisit };
+using exploration = exploration_mode;
 
 void set_exploration(exploration e) noexcept;
-/// The mode the next check() uses (the environment variable included).
-exploration current_exploration() noexcept;
+/// The mode a check() without options::exploration uses (the environment variable included).
+/// A value of PILFER_MODEL_EXPLORATION other than dfs / revisit: returns dfs and sets `*bad`
+/// (when given) to the value.
+exploration current_exploration(std::string* bad = nullptr) noexcept;
 
 /// Self-test only (tests/revisit.cpp): a mutant revisit mode whose writes make no backward revisits;
 /// the differential test must see it lose outcomes.

@@ -55,10 +55,18 @@ revisit_counts last_revisit_counts() noexcept { return g_last_counts; }
 
 void set_exploration(exploration e) noexcept { g_exploration = e; }
 
-exploration current_exploration() noexcept {
+exploration current_exploration(std::string* bad) noexcept {
   if (const char* v = std::getenv("PILFER_MODEL_EXPLORATION"); v != nullptr && *v != '\0') {
     if (std::strcmp(v, "revisit") == 0) return exploration::revisit;
     if (std::strcmp(v, "dfs") == 0) return exploration::dfs;
+    if (bad != nullptr) {
+      try {
+        *bad = v;
+      } catch (...) {
+        bad->clear();  // out of memory: the caller reports it without the value
+      }
+    }
+    return exploration::dfs;
   }
   return g_exploration;
 }

@@ -7,10 +7,14 @@
 //         programs each final graph is reached by one run only (TruSt's maximality condition,
 //         pending RMWs included: N fetch_adds take N! runs). A mutant without backward revisits
 //         loses outcomes on some of them; one without the maximality condition reaches graphs twice.
+//         options::exploration picks the mode per check() (over the process's choice and the
+//         environment); a misspelt PILFER_MODEL_EXPLORATION is a model error, never the other mode.
 // @verifies MC-16
 #include "../engine/exploration_mode.hpp"
 #include "random_programs.hpp"
 #include "test_util.hpp"
+
+#include <cstdlib>
 
 #include <pilfer/testing/seed.hpp>
 
@@ -187,6 +191,31 @@ int main() {
     const run_pair r = both([] { return std::make_unique<sb_assume>(); }, o);
     t.expect(same(r) && r.so_rv.size() == 4 && r.rv.blocked > 0,
              "store buffering with an assume(): the same outcomes, blocked executions counted", show_pair(r));
+  }
+
+  {  // options::exploration picks the mode of one check(), whatever the process's choice
+    options ro = o;
+    ro.exploration = exploration_mode::revisit;
+    eng::set_exploration(eng::exploration::dfs);
+    const result r = check([] { return std::make_unique<adders>(3); }, ro);
+    const std::size_t runs = eng::last_revisit_counts().runs;
+    t.expect(r.ok && r.executions == 6 && runs == 6, "options::exploration = revisit explores by revisits in a dfs process",
+             cat(r.summary(), " revisit runs=", std::to_string(runs)));
+    options dfs_o = o;
+    dfs_o.exploration = exploration_mode::dfs;
+    ::setenv("PILFER_MODEL_EXPLORATION", "revisit", 1);
+    const result d = check([] { return std::make_unique<adders>(2); }, dfs_o);
+    const std::size_t after = eng::last_revisit_counts().runs;
+    t.expect(d.ok && d.executions == 2 && after != 2,
+             "options::exploration = dfs explores by DFS where the environment asks for revisits",
+             cat(d.summary(), " revisit runs=", std::to_string(after)));
+    ::setenv("PILFER_MODEL_EXPLORATION", "revist", 1);  // misspelt
+    const result bad = check([] { return std::make_unique<adders>(2); }, o);
+    const result chosen = check([] { return std::make_unique<adders>(2); }, ro);
+    ::unsetenv("PILFER_MODEL_EXPLORATION");
+    t.expect(!bad.ok && bad.kind == "model error" && bad.message.find("'revist'") != std::string::npos,
+             "a misspelt PILFER_MODEL_EXPLORATION fails the check with a model error naming it", bad.summary() + " " + bad.message);
+    t.expect(chosen.ok && chosen.executions == 2, "options::exploration set: the environment is not read", chosen.summary());
   }
 
   const std::uint64_t seed = pilfer::testing::test_seed();

@@ -90,6 +90,14 @@ enum class mode {
   random       ///< `iterations` executions, every decision drawn from a seeded PRNG
 };
 
+/// How mode::exhaustive covers the space (models/README.md, "Revisit exploration").
+///   dfs      the memoised search over interleavings: every feature (the default)
+///   revisit  GenMC-style: events added in one order, later writes revisit earlier reads; memory
+///            does not grow with the number of executions. A scenario using what it does not
+///            support (mutexes, wait / notify, yield, asymmetric fences, a preemption bound,
+///            shards, replay, ...) is explored by dfs, with a one-line note on stderr.
+enum class exploration_mode : std::uint8_t { dfs, revisit };
+
 /// Where a running check stands (options::on_progress).
 struct progress {
   std::size_t executions = 0;  ///< complete executions so far
@@ -114,6 +122,9 @@ struct options {
   /// stderr naming the thread and this option (not under ASan, which reports it itself).
   std::size_t stack_size = 256 * 1024;
   std::optional<unsigned> preemption_bound;  ///< exhaustive: bound on preemptive switches
+  /// Exhaustive: how to explore. Unset: the process's choice (env PILFER_MODEL_EXPLORATION=dfs|revisit,
+  /// else dfs); any other value of that variable makes check() fail with a "model error".
+  std::optional<exploration_mode> exploration;
   std::size_t max_executions = 0;            ///< 0 = unlimited; when hit, result.complete = false
   bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
   /// false: a data race is recorded in result::races (location, both accesses, execution) and
