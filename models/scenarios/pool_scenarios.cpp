@@ -961,6 +961,8 @@ std::vector<entry> pool_mutant_scenarios() {
                [] { return std::make_unique<group_member_after_sleep<unwoken_claimer_sync>>(); }, exh0(), false});
   {
     options o = exh0();
+    // A mutant, not an order of the library: seq_cst -> acq_rel takes the four accesses out of S,
+    // so run()'s load of the claimer bit and the claimer's look at the list may both miss.
     o.weaken["pool.G13"] = std::memory_order_acq_rel;
     v.push_back({"pool.group_member_after_sleep[pool.G13 acq_rel]", "POOL-19 POOL-15",
                  [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, o, false});

@@ -76,6 +76,18 @@ lm::state run_sequential(const lm::program& p, seq_memory& m) {
   return s;
 }
 
+/// P0 of `p` alone on a fresh sequential memory: how it ended and its registers.
+struct first_thread_run {
+  lm::thread_end end;
+  std::vector<lm::value> regs;
+};
+first_thread_run run_first_thread(const lm::program& p) {
+  seq_memory m(p);
+  first_thread_run r{lm::thread_end::finished, lm::initial_registers(p, 0)};
+  r.end = lm::run_thread(p, 0, m, r.regs);
+  return r;
+}
+
 const char* const mp = R"(C MP+rel+acq
 "message passing"
 { x = 0; y = 0; }
@@ -347,19 +359,17 @@ TEST(LitmusDialect, OutOfBoundsIndexStopsTheThread) {
   const auto p = lm::parse("C oob\n{ int y[2]; }\nP0 (atomic_int* y) { int r0 = 2; "
                            "atomic_store_explicit(y + r0, 1, memory_order_relaxed); r0 = 5; }\n"
                            "exists (0:r0=2)\n");
-  seq_memory m(p);
-  std::vector<lm::value> regs = lm::initial_registers(p, 0);
-  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::out_of_bounds);
-  EXPECT_EQ(regs[0], 2);
+  const first_thread_run r = run_first_thread(p);
+  EXPECT_EQ(r.end, lm::thread_end::out_of_bounds);
+  EXPECT_EQ(r.regs[0], 2);
 }
 
 // @verifies MC-8: a loop with no shared access is bounded by the interpreter
 TEST(LitmusDialect, UnboundedLocalLoopHitsTheStepBound) {
   const auto p = lm::parse("C loop\n{}\nP0 (atomic_int* x) { int r = 0; while (1) { r = r + 1; } }\n"
                            "exists (0:r=1)\n");
-  seq_memory m(p);
-  std::vector<lm::value> regs = lm::initial_registers(p, 0);
-  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::step_limit);
+  const first_thread_run r = run_first_thread(p);
+  EXPECT_EQ(r.end, lm::thread_end::step_limit);
 }
 
 // @verifies MC-8: CppMem's input format
@@ -402,10 +412,9 @@ TEST(LitmusDialect, DivisionByZeroStopsTheThread) {
   for (const char* op : {"/", "%"}) {
     const auto p = lm::parse(std::string("C div\n{}\nP0 (atomic_int* x) { int r0 = 7; int z = 0; r0 = r0 ") + op +
                              " z; r0 = 5; }\nexists (0:r0=7)\n");
-    seq_memory m(p);
-    std::vector<lm::value> regs = lm::initial_registers(p, 0);
-    EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::division_by_zero) << op;
-    EXPECT_EQ(regs[0], 7) << op;
+    const first_thread_run r = run_first_thread(p);
+    EXPECT_EQ(r.end, lm::thread_end::division_by_zero) << op;
+    EXPECT_EQ(r.regs[0], 7) << op;
   }
 }
 
@@ -442,21 +451,19 @@ TEST(LitmusDialect, DereferenceBindsTighterThanPlus) {
   const auto p = lm::parse("C deref\n{ c = 5; int y[2] = {3, 4}; }\n"
                            "P0 (int* c, int* y) { int r0 = *c + 10; int r1 = 1; int r2 = *(y + r1) - 1; }\n"
                            "exists (0:r0=15)\n");
-  seq_memory m(p);
-  std::vector<lm::value> regs = lm::initial_registers(p, 0);
-  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::finished);
-  EXPECT_EQ(regs[0], 15);
-  EXPECT_EQ(regs[2], 3);
+  const first_thread_run r = run_first_thread(p);
+  EXPECT_EQ(r.end, lm::thread_end::finished);
+  EXPECT_EQ(r.regs[0], 15);
+  EXPECT_EQ(r.regs[2], 3);
 }
 
 // @verifies MC-8: 1000 binary operators in a statement are accepted and evaluated
 TEST(LitmusDialect, ThousandOperatorChainEvaluates) {
   const auto p = lm::parse("C sum\n{}\nP0 (atomic_int* x) { int r = 1" + repeat_text("+1", 1000) +
                            "; }\nexists (0:r=1001)\n");
-  seq_memory m(p);
-  std::vector<lm::value> regs = lm::initial_registers(p, 0);
-  EXPECT_EQ(lm::run_thread(p, 0, m, regs), lm::thread_end::finished);
-  EXPECT_EQ(regs[0], 1001);
+  const first_thread_run r = run_first_thread(p);
+  EXPECT_EQ(r.end, lm::thread_end::finished);
+  EXPECT_EQ(r.regs[0], 1001);
 }
 
 // @verifies MC-8: errors are one line "line:col: error: ..." at the offending token

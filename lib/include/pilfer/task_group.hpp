@@ -389,10 +389,13 @@ class basic_task_group {
     std::lock_guard<typename Sync::mutex> g(members_mu_);
     // [pool.G13] seq_cst: invariant K's load (after the claimer bit in S).
     for (member* m = members_.load(PILFER_SITE("pool.G13", seq_cst)); m != nullptr; m = m->next.read()) {
-      if (!m->started() && (m->affinity == ~0u || m->affinity == k)) return true;
+      if (!m->started() && may_run(m, k)) return true;
     }
     return false;
   }
+
+  /// Worker `k` may run member `m` (no affinity, or affinity to k).
+  static bool may_run(const member* m, unsigned k) noexcept { return m->affinity == ~0u || m->affinity == k; }
 
   /// Under members_mu_: unlink `m` from `members_`; `prev` is the node before
   /// it (nullptr: it was the head when read). A failed head CAS means pushes
@@ -455,7 +458,7 @@ class basic_task_group {
       member* const after = m->next.read();
       if (m->started()) {
         prev = retire(prev, m);
-      } else if (claimant && (m->affinity == ~0u || m->affinity == *claimant)) {
+      } else if (claimant && may_run(m, *claimant)) {
         if (!m->claim_announced()) announce_claims();  // asymmetric fences only (set_dequeue)
         if (m->taken_before_claims()) {  // dequeued without an RMW (invariant E)
           prev = retire(prev, m);
