@@ -275,6 +275,9 @@ class checker {
     std::vector<rv_step> steps;
     std::vector<rv_name> outs;
     std::uint32_t validate_from = none;  // outcomes from this one on are checked against the candidates
+    /// The last outcome is a pending RMW whose revisit left the lock it took the store from blocked
+    /// (rv_conflicts): it makes no revisits of its own (it is the revisiting write).
+    bool quiet_last = false;
   };
   static constexpr std::uint32_t rv_unsat_idx = 0xFFFFFFFEu;
   bool run_revisit(std::chrono::steady_clock::time_point t0, bool* exhausted);  // false: unsupported, use DFS
@@ -293,6 +296,18 @@ class checker {
   bool rv_build(std::uint32_t r, rv_script& sc, std::uint32_t* r_rank) const;
   void rv_backward(std::uint32_t w);
   void rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p);
+  /// Mutexes (mutexes.cpp): r is a lock (an await of 0); revisited by a lock, it is not a read of a
+  /// locked value but a thread waiting for an unlock (GenMC's blocked lock).
+  bool rv_is_lock(std::uint32_t r) const noexcept;
+  /// A failed try_lock of the running thread may read the lock L (no spurious failure, as the DFS):
+  /// L's unlock, if any, does not reach the thread's last event through porf and the earlier failed
+  /// try_locks' "before that unlock" edges (then an interleaving runs it while L is held).
+  bool rv_trylock_fail_ok(std::uint32_t L) const;
+  static bool rv_mutant_lock_reads_locked() noexcept;
+  /// Before each scheduling decision beyond the script: a thread waiting at a lock of a held mutex
+  /// is GenMC's blocked lock read. Its pending-RMW revisits (the graphs where it takes a store
+  /// another lock took) are made now, once per store; then it waits, and reads the unlock later.
+  void rv_lock_attempts();
   /// Event a was added before event b (TruSt's <_G: the steps' ranks, then gids within a step).
   bool rv_added_before(std::uint32_t a, std::uint32_t b) const noexcept {
     const std::uint32_t ra = rv_rec_.steps[rv_evstep_[a]].rank, rb = rv_rec_.steps[rv_evstep_[b]].rank;
@@ -475,6 +490,11 @@ class checker {
   // about (taken as rejected: the revisit is made, a duplicate is possible)
   mutable std::size_t rv_await_unknown_ = 0;
   unsigned rv_assume_blocked_ = 0;     // threads stopped by a false assume() in this execution
+  bool rv_trylock_ = false;            // the read_choose about to run is a try_lock's (mutexes.cpp)
+  // mutexes.cpp: per thread waiting at a lock, the mutex's mo entries whose pending-RMW revisits its
+  // lock already made (rv_lock_attempts); the read_choose about to run is a lock's that skips them
+  std::uint32_t rv_lock_seen_[max_threads + 1] = {};
+  std::uint32_t rv_lock_from_ = 0;
   // Debug cross-check (revisit_duplicate_check()): the final graphs seen, to count repeats. The
   // counts do not depend on it: each graph is explored once (maximality).
   bool rv_check_dups_ = false;

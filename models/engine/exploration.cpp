@@ -356,6 +356,7 @@ void checker::reset_execution() {
     rv_max_.clear();
     rv_index_ptr_ = 0;
     for (auto& x : rv_tlast_) x = none;
+    for (auto& x : rv_lock_seen_) x = 0;
     rv_next_rank_ = 0;
     for (const rv_step& st : rv_cur_.steps) rv_next_rank_ = std::max(rv_next_rank_, st.rank + 1);
     rv_assume_blocked_ = 0;
@@ -444,6 +445,7 @@ checker::outcome checker::run_execution() {
       ++res_.states;
     }
     // ---- pick the next thread ----
+    if (revisit_) rv_lock_attempts();  // (threads waiting at a held lock: its pending-RMW revisits)
     std::uint32_t en[max_threads];
     std::uint32_t n = 0;
     bool all_finished = true, any_yielded = false;

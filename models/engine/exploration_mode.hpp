@@ -6,8 +6,9 @@
 // `revisit`: GenMC-style exploration by revisiting reads (revisit.cpp): events are added in one
 // fixed order (the lowest-index thread that can run), reads choose forward among the writes in
 // the graph, and every new write also revisits the earlier reads of its location outside its
-// porf-prefix. A scenario using what revisit mode does not support (mutexes, wait / notify,
-// yield / spin hints, asymmetric fences, observe(), stop_branching(), symmetry groups with
+// porf-prefix; mutexes as GenMC's (mutexes.cpp). A scenario using what revisit mode does not
+// support (wait / notify, yield / spin hints, asymmetric fences, await_exchange, observe(),
+// stop_branching(), symmetry groups with
 // options::symmetry, a preemption bound, shards, replay) is explored by the DFS instead, with a
 // one-line note on stderr.
 //
@@ -36,6 +37,10 @@ void set_revisit_mutant_no_backward(bool on) noexcept;
 /// Self-test only: a mutant revisit mode without the maximality condition (every revisit is made);
 /// the optimality checks must see it reach graphs more than once.
 void set_revisit_mutant_no_maximality(bool on) noexcept;
+/// Self-test only: a mutant revisit mode whose lock may read a locked value (a lock revisited by
+/// another thread's lock reads it and goes on, instead of waiting for an unlock): mutual exclusion
+/// is lost, and the mutex tests must see it.
+void set_revisit_mutant_lock_reads_locked(bool on) noexcept;
 
 /// Debug cross-check of revisit mode's optimality: remember every final graph (canonical hash)
 /// and count those reached again (env PILFER_MODEL_REVISIT_CHECK=1 does the same). The counts in

@@ -16,6 +16,12 @@
 // nearest one kept is named instead. The revisited read is re-checked against its candidates
 // (coherence, psc, atomicity): a revisit that is not consistent is dropped.
 //
+// Mutexes (mutexes.cpp), as GenMC's: a lock is an RMW await of 0, a lock that would take the store
+// another lock p took is a pending RMW whose revisit leaves p's thread waiting (no read of the
+// locked value: rv_conflicts), and a thread waiting at a held lock makes those revisits before each
+// scheduling decision (rv_lock_attempts: GenMC's blocked lock read); a failed try_lock reads a lock
+// only where the DFS could run it while that lock is held (rv_trylock_fail_ok).
+//
 // RMW atomicity (GenMC's "pending RMW"): an RMW whose source is already read by another RMW p is
 // not added (it would break atomicity); instead it revisits the reads of the location added up to
 // p, in graphs where it is added before them, and the execution goes on with its other choices.
@@ -41,6 +47,7 @@ namespace {
 // Set by a test or tool before it runs checks; the engine runs every fiber on one OS thread.
 exploration g_exploration = exploration::dfs;
 bool g_mutant_no_backward = false;
+bool g_mutant_lock_reads_locked = false;  // set_revisit_mutant_lock_reads_locked()
 bool g_duplicate_check = false;   // set_revisit_duplicate_check()
 revisit_counts g_last_counts;     // last_revisit_counts()
 // PILFER_MODEL_REVISIT_ALL=1 or set_revisit_mutant_no_maximality(): every revisit, no maximality
@@ -50,6 +57,8 @@ bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
 
 void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward = on; }
 void set_revisit_mutant_no_maximality(bool on) noexcept { g_no_maximality = on; }
+void set_revisit_mutant_lock_reads_locked(bool on) noexcept { g_mutant_lock_reads_locked = on; }
+bool checker::rv_mutant_lock_reads_locked() noexcept { return g_mutant_lock_reads_locked; }
 void set_revisit_duplicate_check(bool on) noexcept { g_duplicate_check = on; }
 revisit_counts last_revisit_counts() noexcept { return g_last_counts; }
 
@@ -237,6 +246,7 @@ bool checker::rv_maximal_extension(std::uint32_t r, std::uint32_t w) const noexc
 
 int checker::rv_await_accepts(std::uint32_t gid, std::uint32_t k) const noexcept {
   const std::uint64_t v = events_[k].wval;
+  if (events_[gid].kind == ek::lock && !g_mutant_lock_reads_locked) return v == 0 ? 1 : 0;  // a lock (mutexes.cpp)
   for (const rv_await_read& aw : rv_awaits_) {
     if (aw.gid != gid) continue;
     for (std::uint32_t i = aw.begin; i < aw.end; ++i)
@@ -302,11 +312,64 @@ void checker::rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p) 
     sc.validate_from = static_cast<std::uint32_t>(sc.outs.size());
     sc.steps.push_back(rv_step{threads_[cur_].key, static_cast<std::uint32_t>(sc.outs.size()), u_rank, true});
     sc.outs.push_back(rv_name_of(s, false));
-    sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size()), r_rank, false});
-    sc.outs.push_back(u);
+    if (rv_is_lock(r) && !g_mutant_lock_reads_locked) {
+      // a lock does not read u's locked value: its thread waits (the scheduler runs it once the
+      // mutex is unlocked, and it reads that unlock), as GenMC's blocked lock read is revisited by
+      // the unlock. u is the revisiting write: it makes no revisits of its own.
+      sc.quiet_last = true;
+    } else {
+      sc.steps.push_back(rv_step{threads_[re.thread].key, static_cast<std::uint32_t>(sc.outs.size()), r_rank, false});
+      sc.outs.push_back(u);
+    }
     rv_work_.push_back(std::move(sc));
     ++rv_revisits_;
   }
+}
+
+bool checker::rv_is_lock(std::uint32_t r) const noexcept {
+  if (events_[r].kind != ek::lock) return false;  // (a successful try_lock is no await: it may fail instead)
+  for (const rv_await_read& aw : rv_awaits_)
+    if (aw.gid == r) return true;
+  return false;
+}
+
+bool checker::rv_trylock_fail_ok(std::uint32_t L) const {
+  const location& l = locs_[events_[L].loc];
+  if (events_[L].mo_pos + 1 >= l.mo.size()) return true;  // L is still held
+  const std::uint32_t u = l.mo[events_[L].mo_pos + 1];   // its unlock
+  const mthread& th = threads_[cur_];
+  std::vector<std::uint32_t> stack;
+  std::vector<std::uint8_t> seen(events_.size(), 0);
+  const auto spawn_of = [&](std::uint32_t t) {  // the event that spawned thread t
+    const mthread& pt = threads_[threads_[t].parent];
+    for (const std::uint32_t x : pt.events)
+      if (events_[x].kind == ek::spawn && events_[x].other == t) return x;
+    return none;
+  };
+  const auto push = [&](std::uint32_t x) {
+    if (x != none && seen[x] == 0) {
+      seen[x] = 1;
+      stack.push_back(x);
+    }
+  };
+  if (!th.events.empty()) push(th.events.back());
+  else if (th.parent != none) push(spawn_of(cur_));
+  while (!stack.empty()) {
+    const std::uint32_t gi = stack.back();
+    stack.pop_back();
+    if (gi == u) return false;
+    const event& e = events_[gi];
+    if (e.index > 0) push(threads_[e.thread].events[e.index - 1]);
+    else if (threads_[e.thread].parent != none) push(spawn_of(e.thread));
+    if (e.rd && e.rf != none) push(e.rf);
+    if (e.kind == ek::join && e.other != none && !threads_[e.other].events.empty()) push(threads_[e.other].events.back());
+    if (e.kind == ek::unlock && e.mo_pos > 0) {  // a failed try_lock of its lock ran before it
+      const location& m = locs_[e.loc];
+      for (const std::uint32_t x : m.acc)
+        if (events_[x].kind == ek::trylock_fail && events_[x].rf == m.mo[e.mo_pos - 1]) push(x);
+    }
+  }
+  return true;
 }
 
 bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhausted) {

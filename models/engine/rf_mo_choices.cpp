@@ -15,6 +15,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
                                    bool* success) {
   location& l = locs_[lid];
   mthread& th = threads_[cur_];
+  const bool trylock = std::exchange(rv_trylock_, false);  // revisit mode: a try_lock (mutexes.cpp)
+  const std::uint32_t lock_from = std::exchange(rv_lock_from_, 0);  // revisit mode: a lock's seen stores
   // The lowest mo position offered: the coherence bound, or the mo-latest write (`latest`).
   bool latest = false;
   // fair visibility after a spin hint / yield: a spinning read (a location the thread read
@@ -57,7 +59,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
         }
       e.wval = nv & mask;
     } else if (is_cas) {
-      e.kind = ek::cas_fail;
+      e.kind = e.kind == ek::trylock_fail ? ek::trylock_fail : ek::cas_fail;
       e.rel = false;
     }
     compute_views(e, th);
@@ -92,7 +94,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       }
       const rv_name nm = rv_cur_.outs[rv_oi_];
       validate = rv_cur_.validate_from != none && rv_oi_ >= rv_cur_.validate_from;
-      rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+      rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size() && !rv_cur_.quiet_last;
       rv_max = nm.max;
       ++rv_oi_;
       rv_rec_.outs.push_back(nm);
@@ -124,6 +126,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
           conflicts.push_back(p);
           continue;
         }
+        if (trylock && !becomes_rmw && !rv_trylock_fail_ok(l.mo[p])) continue;  // (no spurious failure)
         cands.push_back(cand{l.mo[p], becomes_rmw});
       }
       // the consistent candidates, newest first (for a revisited read too: whether its new source
@@ -149,7 +152,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
         if (rv_new) rv_max = cands[good[0]].w == forced;
         build(cands[forced_at], e);
       } else {
-        for (const std::uint32_t p : conflicts) rv_conflicts(lid, l.mo[p], l.mo[p + 1]);
+        for (const std::uint32_t p : conflicts)
+          if (p >= lock_from) rv_conflicts(lid, l.mo[p], l.mo[p + 1]);
         if (good.empty() && a && a->accept) {  // as in the DFS: the await waits for the graph to change
           rv_rec_.outs.push_back(rv_name{0, rv_unsat_idx});
           await_unsatisfied_ = true;

@@ -4,7 +4,9 @@
 // k threads run one random body and another thread a second one (or, with program::own, each
 // thread its own body), over two atomic locations: loads, stores, fetch_adds, CASes, fences, a
 // child thread that stores and is joined, a location the thread makes and shares through an
-// atomic, and (random_body(..., blocking = true)) loads that assume() a value away and awaits.
+// atomic, and (random_body(..., blocking = true)) loads that assume() a value away and awaits,
+// and (mutexes = true) critical sections: a load and store under a lock, a fetch_add under a
+// try_lock, and two locks taken nested (in an order that may deadlock with another thread's).
 // after() records the registers and the final memory.
 #pragma once
 
@@ -19,7 +21,8 @@
 namespace pilfer::model::test {
 
 // (kinds after share_local are drawn only when random_body is asked for them: `blocking`)
-enum class op_kind { load, store, add, cas, fence, child_store, share_local, assume_ne, await_eq };
+// (and those after await_eq only when asked for `mutexes`)
+enum class op_kind { load, store, add, cas, fence, child_store, share_local, assume_ne, await_eq, locked_add, try_add, nested_lock };
 struct op {
   op_kind kind;
   unsigned loc;  // 0 or 1
@@ -48,6 +51,7 @@ constexpr std::array<std::memory_order, 4> rmws{std::memory_order_relaxed, std::
 struct random_program : scenario {
   S::atomic<int> x[2] = {S::atomic<int>{0}, S::atomic<int>{0}};
   S::atomic<S::atomic<int>*> shared{nullptr};
+  S::mutex m[2];
   std::vector<std::vector<long>> regs;
   const program& p = *current;
   random_program()
@@ -103,6 +107,31 @@ struct random_program : scenario {
           r.push_back(a.await([want](int v) { return v == want; }, pilfer::order_site{o.order, "r.await"}));
           break;
         }
+        case op_kind::locked_add: {  // a relaxed read-modify-write made atomic by the lock
+          m[o.loc].lock();
+          const int v = a.load(PILFER_SITE("r.locked_load", relaxed));
+          a.store(v + o.value, PILFER_SITE("r.locked_store", relaxed));
+          m[o.loc].unlock();
+          r.push_back(v);
+          break;
+        }
+        case op_kind::try_add: {
+          if (m[o.loc].try_lock()) {
+            r.push_back(a.fetch_add(o.value, PILFER_SITE("r.try_add", relaxed)));
+            m[o.loc].unlock();
+          } else {
+            r.push_back(-5);
+          }
+          break;
+        }
+        case op_kind::nested_lock: {  // m[loc] then m[1 - loc]: two threads in opposite orders deadlock
+          m[o.loc].lock();
+          m[1 - o.loc].lock();
+          r.push_back(x[0].load(pilfer::order_site{o.order, "r.nested_load"}));
+          m[1 - o.loc].unlock();
+          m[o.loc].unlock();
+          break;
+        }
       }
     }
     if (mine != nullptr && shared.load(PILFER_SITE("r.keep", relaxed)) != mine) S::destroy(mine);
@@ -131,15 +160,17 @@ struct random_program : scenario {
   }
 };
 
-/// `blocking`: also assume_ne and await_eq (loads: they take the load orders).
-inline std::vector<op> random_body(std::mt19937_64& rng, unsigned len, bool blocking = false) {
+/// `blocking`: also assume_ne and await_eq (loads: they take the load orders); `mutexes`: also the
+/// critical sections (and the blocking kinds).
+inline std::vector<op> random_body(std::mt19937_64& rng, unsigned len, bool blocking = false, bool mutexes = false) {
   std::vector<op> b;
   for (unsigned i = 0; i < len; ++i) {
-    const auto kind = static_cast<op_kind>(rng() % (blocking ? 9 : 7));
+    const auto kind = static_cast<op_kind>(rng() % (mutexes ? 12 : blocking ? 9 : 7));
     const unsigned loc = static_cast<unsigned>(rng() % 2);
     const int value = static_cast<int>(rng() % 3);
     const std::size_t o = rng() % 4;
-    const bool reads = kind == op_kind::load || kind == op_kind::assume_ne || kind == op_kind::await_eq;
+    const bool reads = kind == op_kind::load || kind == op_kind::assume_ne || kind == op_kind::await_eq ||
+                       kind == op_kind::nested_lock;
     const std::memory_order order = reads                    ? loads[o]
                                     : kind == op_kind::store ? stores[o]
                                                              : rmws[o];

@@ -79,6 +79,107 @@ struct await_exchange_vs_rmw : scenario {
   }
 };
 
+// --- mutexes (MC-6, MC-16) ------------------------------------------------------------------
+/// n threads increment x under a lock, a relaxed load and store (a plain cell too: the lock orders
+/// it, no race): every order of the critical sections, x = n in each.
+struct locked_counter : scenario {
+  S::mutex m;
+  S::atomic<int> x{0};
+  S::cell<int> c{0};
+  explicit locked_counter(unsigned n) : scenario(n) {}
+  void thread(unsigned) override {
+    m.lock();
+    const int v = x.load(PILFER_SITE("t.read", relaxed));
+    x.store(v + 1, PILFER_SITE("t.write", relaxed));
+    c.write() = c.read() + 1;
+    m.unlock();
+  }
+  void after() override {
+    PILFER_MODEL_ASSERT(c.read() == static_cast<int>(threads()));
+    record({static_cast<long>(x.load(PILFER_SITE("t.final", relaxed)))});
+  }
+};
+
+/// lock and try_lock: t0 writes x under the lock; t1 (and t2) try_lock and read x if they got it.
+/// A failed try_lock is never spurious: with t1 alone, once it read y == 1 (stored after t0's unlock)
+/// its try_lock succeeds.
+struct lock_and_try : scenario {
+  S::mutex m;
+  S::atomic<int> x{0}, y{0};
+  long r[3] = {-9, -9, -9}, ry = -9;
+  explicit lock_and_try(unsigned n) : scenario(n) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      m.lock();
+      x.store(1, PILFER_SITE("t.x", relaxed));
+      m.unlock();
+      y.store(1, PILFER_SITE("t.y", relaxed));
+    } else {
+      if (i == 1) ry = y.load(PILFER_SITE("t.ry", relaxed));
+      if (m.try_lock()) {
+        r[i] = x.load(PILFER_SITE("t.rx", relaxed));
+        m.unlock();
+      } else {
+        r[i] = -1;
+      }
+    }
+  }
+  void after() override {
+    if (threads() == 2) PILFER_MODEL_ASSERT(!(ry == 1 && r[1] == -1));  // no spurious failure
+    record({ry, r[1], r[2]});
+  }
+};
+
+/// Two mutexes locked in opposite orders: a deadlock in both explorations (MC-6's deadlock).
+struct lock_order_deadlock : scenario {
+  S::mutex a, b;
+  S::atomic<int> x{0};
+  lock_order_deadlock() : scenario(2) {}
+  void thread(unsigned i) override {
+    S::mutex& first = i == 0 ? a : b;
+    S::mutex& second = i == 0 ? b : a;
+    first.lock();
+    second.lock();
+    x.fetch_add(1, PILFER_SITE("t.add", relaxed));
+    second.unlock();
+    first.unlock();
+  }
+};
+
+/// Mutex misuse (MC-6) under revisits: t1 unlocks the mutex t0 holds once it saw t0 take it.
+struct unlock_by_other : scenario {
+  S::mutex m;
+  S::atomic<int> locked{0};
+  unlock_by_other() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      m.lock();
+      locked.store(1, PILFER_SITE("t.l", release));
+      m.unlock();
+    } else {
+      if (locked.load(PILFER_SITE("t.ll", acquire)) == 1) m.unlock();
+    }
+  }
+};
+/// Mutex misuse: a mutex locked after another thread destroyed it.
+struct lock_destroyed : scenario {
+  S::mutex* m = nullptr;
+  S::atomic<int> done{0};
+  lock_destroyed() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      m = S::make<S::mutex>();
+      m->lock();
+      m->unlock();
+      S::destroy(m);
+      done.store(1, PILFER_SITE("t.done", release));
+    } else {
+      S::assume(done.load(PILFER_SITE("t.wait", acquire)) == 1);
+      m->lock();
+    }
+  }
+};
+
 struct run_pair {
   result dfs, rv;
   outcome_set so_dfs, so_rv;
@@ -121,21 +222,22 @@ std::string show_pair(const run_pair& p) {
              p.rv.message);
 }
 
-program random_program_for(std::mt19937_64& rng) {
+program random_program_for(std::mt19937_64& rng, bool mutexes) {
   program p;
   const unsigned threads = 2 + static_cast<unsigned>(rng() % 2);
   for (unsigned t = 0; t < threads; ++t)
-    p.own.push_back(random_body(rng, 1 + static_cast<unsigned>(rng() % (threads == 2 ? 4 : 3)), true));
+    p.own.push_back(random_body(rng, 1 + static_cast<unsigned>(rng() % (threads == 2 ? 4 : 3)), true, mutexes));
   return p;
 }
 
 /// Runs `programs` random programs under both modes; returns the mismatches (the first 3 reported).
+/// `mutexes`: with critical sections (lock, try_lock, nested locks) among the operations.
 int differential(runner& t, std::uint64_t seed, int programs, bool expect_same, std::size_t* execs,
-                 std::size_t* await_unknown, std::size_t* repeats) {
+                 std::size_t* await_unknown, std::size_t* repeats, bool mutexes = false) {
   std::mt19937_64 rng(seed);
   int mismatches = 0;
   for (int i = 0; i < programs; ++i) {
-    program p = random_program_for(rng);
+    program p = random_program_for(rng, mutexes);
     current = &p;
     options o;
     o.symmetry = false;
@@ -187,6 +289,47 @@ int main() {
     t.expect(r.dfs.kind == "deadlock" && r.rv.kind == r.dfs.kind,
              "await_exchange racing an exchange: the deadlock is found in both explorations", show_pair(r));
   }
+  // mutexes (MC-6, MC-16): locks as GenMC's, misuse and deadlock in both explorations
+  for (unsigned n : {2u, 3u, 4u}) {
+    const run_pair r = both([n] { return std::make_unique<locked_counter>(n); }, o);
+    const std::size_t want = n == 2 ? 2 : n == 3 ? 6 : 24;
+    t.expect(same(r) && r.rv.ok && r.rv.executions == want && r.so_rv.size() == 1,
+             cat(std::to_string(n), " threads incrementing under a lock: every order of the critical sections, by revisits as by the DFS"),
+             show_pair(r));
+    t.expect(optimal(r), cat(std::to_string(n), " threads incrementing under a lock: one revisit run per graph"), show_pair(r));
+  }
+  for (unsigned n : {2u, 3u}) {
+    const run_pair r = both([n] { return std::make_unique<lock_and_try>(n); }, o);
+    t.expect(same(r) && r.rv.ok,
+             cat("lock and ", std::to_string(n - 1), " try_lock: the same outcomes and graphs, no spurious failure, by revisits as by the DFS"),
+             show_pair(r));
+    t.expect(optimal(r), cat("lock and ", std::to_string(n - 1), " try_lock: one revisit run per graph"), show_pair(r));
+  }
+  {
+    const run_pair r = both([] { return std::make_unique<lock_order_deadlock>(); }, o);
+    t.expect(r.dfs.kind == "deadlock" && r.rv.kind == "deadlock", "two locks taken in opposite orders: a deadlock in both explorations",
+             show_pair(r));
+    options all = o;
+    all.stop_on_failure = false;
+    const run_pair a = both([] { return std::make_unique<lock_order_deadlock>(); }, all);
+    t.expect(same(a) && a.rv.kind == "deadlock",
+             "two locks taken in opposite orders, every execution: the same outcomes and graphs as the DFS", show_pair(a));
+  }
+  {
+    const run_pair r = both([] { return std::make_unique<unlock_by_other>(); }, o);
+    t.expect(r.dfs.kind == "mutex misuse" && r.rv.kind == r.dfs.kind, "unlocking a mutex another thread holds: mutex misuse in both explorations",
+             show_pair(r));
+    const run_pair d = both([] { return std::make_unique<lock_destroyed>(); }, o);
+    t.expect(d.dfs.kind == "mutex misuse" && d.rv.kind == d.dfs.kind, "locking a destroyed mutex: mutex misuse in both explorations",
+             show_pair(d));
+  }
+  {  // the mutant whose lock may read a locked value: two threads in the critical section
+    eng::set_revisit_mutant_lock_reads_locked(true);
+    const run_pair r = both([] { return std::make_unique<locked_counter>(2); }, o);
+    eng::set_revisit_mutant_lock_reads_locked(false);
+    t.expect(!same(r), "a revisit mode whose lock may read a locked value is caught (2 threads incrementing under a lock)",
+             show_pair(r));
+  }
   {
     const run_pair r = both([] { return std::make_unique<sb_assume>(); }, o);
     t.expect(same(r) && r.so_rv.size() == 4 && r.rv.blocked > 0,
@@ -229,6 +372,22 @@ int main() {
            cat(std::to_string(mismatches), " mismatches; ", std::to_string(execs), " executions; ", std::to_string(repeats),
                " final graphs reached twice; ", std::to_string(await_unknown),
                " maximality checks met an await and a value it was not asked about"));
+
+  // with mutexes: critical sections under lock / try_lock, nested locks that may deadlock
+  std::size_t lexecs = 0, lunknown = 0, lrepeats = 0;
+  const int lmismatches = differential(t, seed, programs, true, &lexecs, &lunknown, &lrepeats, true);
+  t.expect(lmismatches == 0,
+           cat(std::to_string(programs), " random programs with mutexes: the same outcomes, verdicts and executions by revisits and by the DFS",
+               " (beyond the repeats the duplicate check counts)"),
+           cat(std::to_string(lmismatches), " mismatches; ", std::to_string(lexecs), " executions; ", std::to_string(lrepeats),
+               " final graphs reached twice; ", std::to_string(lunknown),
+               " maximality checks met an await and a value it was not asked about"));
+  eng::set_revisit_mutant_lock_reads_locked(true);
+  std::size_t mlexecs = 0, mlunknown = 0, mlrepeats = 0;
+  const int llost = differential(t, seed, programs, false, &mlexecs, &mlunknown, &mlrepeats, true);
+  eng::set_revisit_mutant_lock_reads_locked(false);
+  t.expect(llost > 0, "a revisit mode whose lock may read a locked value is caught (random programs with mutexes that differ)",
+           cat(std::to_string(llost), " of ", std::to_string(programs)));
 
   // the mutant: writes make no backward revisits
   eng::set_revisit_mutant_no_backward(true);
