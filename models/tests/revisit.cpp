@@ -9,7 +9,12 @@
 //         loses outcomes on some of them; one without the maximality condition reaches graphs twice.
 //         options::exploration picks the mode per check() (over the process's choice and the
 //         environment); a misspelt PILFER_MODEL_EXPLORATION is a model error, never the other mode.
-// @verifies MC-16
+//         Mutexes (lock, try_lock, unlock) as GenMC's: counters under a lock and lock + try_lock take
+//         one run per graph; random programs with critical sections (nested locks that may deadlock)
+//         agree with the DFS; a mutant whose lock may read a locked value is caught.
+//   MC-6  Under revisits as under the DFS: a lock-order deadlock is "deadlock", unlocking a mutex
+//         another thread holds and locking a destroyed one are "mutex misuse".
+// @verifies MC-16 MC-6
 #include "../engine/exploration_mode.hpp"
 #include "random_programs.hpp"
 #include "test_util.hpp"
