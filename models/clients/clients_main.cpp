@@ -2,6 +2,7 @@
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
 //                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N] [--revisit|--dfs]
+//                        [--estimate[=PROBES] [--estimate-only] [--seed=N]]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -14,15 +15,21 @@
 // its cap says how many states it forgot (a graph may then be completed more than once).
 // --revisit explores by revisiting reads (engine/revisit.cpp), --dfs by the memoised DFS (the default;
 // env PILFER_MODEL_EXPLORATION overrides both).
+// --estimate[=PROBES] (default 1000) first prints pilfer::model::estimate()'s figures for the revisit
+// exploration (seed=N printed; --seed=N or PILFER_SEED=N gives it back) and, with --expected, the ratio
+// estimate / the table's revisit counts; --estimate-only stops there (exit status 1 if it cannot estimate).
 // Bad input: one line on stderr, exit status 2.
 #include "client.hpp"
 
 #include "../engine/exploration_mode.hpp"
 
+#include <pilfer/testing/seed.hpp>
+
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -88,6 +95,9 @@ int main(int argc, char** argv) {
   bool model_given = false;
   std::size_t budget = 0;
   std::size_t memo_entries = 0;  // 0: the client's own
+  std::size_t probes = 0;        // --estimate[=PROBES]
+  bool estimate_only = false;
+  std::optional<std::uint64_t> seed;
   for (int k = 1; k < argc; ++k) {
     const std::string_view a = argv[k];
     if (a == "--list") {
@@ -113,6 +123,15 @@ int main(int argc, char** argv) {
     } else if (a.starts_with("--memo-entries=")) {
       if (!parse_count(a.substr(15), &memo_entries) || memo_entries == 0)
         bad_input("bad --memo-entries value '" + std::string(a) + "'");
+    } else if (a == "--estimate") {
+      probes = 1000;
+    } else if (a.starts_with("--estimate=")) {
+      if (!parse_count(a.substr(11), &probes) || probes == 0) bad_input("bad --estimate value '" + std::string(a) + "'");
+    } else if (a == "--estimate-only") {
+      estimate_only = true;
+    } else if (a.starts_with("--seed=")) {
+      seed = pilfer::testing::parse_u64(a.substr(7));
+      if (!seed) bad_input("bad --seed value '" + std::string(a) + "'");
     } else if (a.starts_with("--executions=")) {
       if (!parse_count(a.substr(13), &budget) || budget == 0) bad_input("bad --executions value '" + std::string(a) + "'");
     } else if (a.starts_with("--")) {
@@ -122,6 +141,9 @@ int main(int argc, char** argv) {
     }
   }
   if (names.empty()) bad_input("name a client, --all or --list");
+  if (estimate_only && probes == 0) probes = 1000;
+  if (probes != 0 && !seed) seed = pilfer::testing::seed_from_env();
+  if (probes != 0) pilfer::testing::print_seed(*seed);
   const bool awaits = pilfer::model::clients::spin_loops() == pilfer::model::clients::spin_form::await;
   const auto table = table_path.empty() ? std::map<std::string, expectation>{} : read_table(table_path);
 
@@ -138,6 +160,24 @@ int main(int argc, char** argv) {
     if (!overrides.symmetry) o.symmetry = false;
     if (budget != 0) o.max_executions = budget;
     if (memo_entries != 0) o.memo_entries = memo_entries;
+    if (probes != 0) {
+      pilfer::model::options eo = o;
+      eo.seed = *seed;
+      const pilfer::model::estimate_result est = pilfer::model::estimate(c->make, eo, probes);
+      std::string ratio;
+      if (const auto e = table.find(name); est.ok && e != table.end() && e->second.has_revisit) {
+        const double truth = static_cast<double>(e->second.rv_executions + e->second.rv_blocked);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, " ratio=%.3f (complete %.3f) to the table's %zu + %zu", est.executions / truth,
+                      e->second.rv_executions == 0 ? 0.0 : est.complete / static_cast<double>(e->second.rv_executions),
+                      e->second.rv_executions, e->second.rv_blocked);
+        ratio = buf;
+      }
+      std::printf("%s: %s%s\n", name.c_str(), est.summary().c_str(), ratio.c_str());
+      std::fflush(stdout);
+      if (!est.ok) status = 1;
+      if (estimate_only) continue;
+    }
     const pilfer::model::result r = pilfer::model::check(c->make, o);
 
     const bool as_expected = c->expected_failure.empty() ? r.ok : r.kind == c->expected_failure;

@@ -101,6 +101,10 @@ class checker {
  public:
   checker(std::function<std::unique_ptr<scenario>()> make, const options& o) : make_(std::move(make)), opt_(o) {}
   result run();
+  /// estimate(): random probes down the revisit exploration's tree (estimate.cpp).
+  estimate_result estimate(std::size_t probes);
+  /// count_probe_tree() (estimate.hpp): every path of the probes' tree; false: unsupported.
+  bool walk_probe_tree(std::size_t* complete, std::size_t* blocked, std::size_t* runs);
 
   // --- hooks used by the detail:: entry points (called on fibers) ---
   /// Exploring: operations are events.
@@ -331,6 +335,14 @@ class checker {
   /// (w = none: by the RMW the running thread is about to add, which reads a store another RMW
   /// reads): the graph this revisit makes has exactly one parent, this one.
   bool rv_maximal_extension(std::uint32_t r, std::uint32_t w) const noexcept;
+  /// Estimating (estimate.cpp): the alternatives pushed on rv_work_ since the last call are the
+  /// decision just taken (`backward`: a write's revisits) besides going on; a probe draws one of
+  /// them or going on, and multiplies its weight by their number. Every place that pushes scripts
+  /// calls it once its decision's alternatives are all pushed. Not estimating: nothing.
+  void rv_decided(bool backward) {
+    if (est_on_) est_decide(backward);
+  }
+  void est_decide(bool backward);
 
   // graph
   event make_event(ek k, std::uint32_t loc, const std::source_location& src) const;
@@ -500,6 +512,16 @@ class checker {
   bool rv_check_dups_ = false;
   std::unordered_set<hash128, hash128_hasher> rv_complete_, rv_blocked_;
   std::size_t rv_runs_ = 0, rv_revisits_ = 0, rv_invalid_ = 0, rv_dup_ = 0;
+  // estimating (estimate.cpp): a probe's path through the revisit exploration's tree
+  bool est_on_ = false;        // the revisit runs are probes: rv_decided() draws
+  bool est_diverted_ = false;  // this run took another alternative (est_next_) than going on
+  double est_weight_ = 1;      // the product of the alternatives' numbers so far
+  rv_script est_next_;         // the script the probe goes on with
+  std::mt19937_64 est_rng_;
+  // count_probe_tree(): the decisions of the path being walked (chosen, alternatives), an odometer
+  bool est_enumerate_ = false;
+  std::vector<std::pair<std::size_t, std::size_t>> est_path_;
+  std::size_t est_depth_ = 0;
 
   // decisions
   std::vector<decision> path_;

@@ -156,6 +156,7 @@ void checker::rv_lock_attempts() {
     rv_step_prev_.pop_back();
     rv_tlast_[t] = saved_last;
     cur_ = saved_cur;
+    rv_decided(false);  // (estimating: the pending-RMW revisits, or waiting)
   }
 }
 

@@ -155,16 +155,19 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
         for (const std::uint32_t p : conflicts)
           if (p >= lock_from) rv_conflicts(lid, l.mo[p], l.mo[p + 1]);
         if (good.empty() && a && a->accept) {  // as in the DFS: the await waits for the graph to change
+          rv_decided(false);  // (estimating: the pending-RMW revisits, or waiting)
           rv_rec_.outs.push_back(rv_name{0, rv_unsat_idx});
           await_unsatisfied_ = true;
           return none;
         }
         if (good.empty()) {
+          rv_decided(false);  // (estimating: the pending-RMW revisits, or this dead end)
           cut_here();
           return none;
         }
         // (pushed oldest first: the next-newest source is explored next, as in the DFS's order)
         for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(cands[good[k]].w, false));
+        rv_decided(false);  // (estimating: the other sources and pending-RMW revisits, or the newest)
         rv_rec_.outs.push_back(rv_name_of(cands[good[0]].w, true));
         rv_max = true;
         build(cands[good[0]], e);
@@ -234,7 +237,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     for (const std::uint32_t w : l.mo) rv_await_vals_.emplace_back(events_[w].wval, await_accepts(a->accept, a->accept_ctx, l, w));
     rv_awaits_.push_back(rv_await_read{gid, begin, static_cast<std::uint32_t>(rv_await_vals_.size())});
   }
-  if (rv_new && events_[gid].wr) rv_backward(gid);
+  if (rv_new && events_[gid].wr) {
+    rv_backward(gid);
+    rv_decided(true);
+  }
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
   const event& r = events_[gid];
@@ -314,6 +320,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     p = good[0];
     if (!positions.empty()) {  // live: the other consistent positions are alternatives
       for (std::size_t k = good.size(); k-- > 1;) rv_push_alternative(rv_name_of(l.mo[good[k] - 1], false));
+      rv_decided(false);  // (estimating: the other mo positions, or the newest)
       rv_rec_.outs.push_back(rv_name_of(l.mo[p - 1], true));
     }
   } else {
@@ -326,7 +333,10 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   if (psc_needed(events_[gid], true)) psc_ok(gid, &edges);
   commit(gid);
   for (auto [u, v] : edges) bit_set(psc_[u], v);
-  if (rv_new) rv_backward(gid);
+  if (rv_new) {
+    rv_backward(gid);
+    rv_decided(true);
+  }
   return gid;
 }
 

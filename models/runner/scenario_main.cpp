@@ -48,6 +48,8 @@ struct command {
   std::optional<std::pair<unsigned, unsigned>> shard;
   std::optional<std::size_t> executions;  // budget: --executions=N, else PILFER_MODEL_EXECUTIONS=N
   std::optional<double> progress;         // --progress[=SECONDS]: a line on stderr every SECONDS
+  std::size_t estimate_probes = 0;        // --estimate[=PROBES]: estimate() before the check
+  bool estimate_only = false;             // --estimate-only: the estimate instead of the check
 };
 
 /// --progress: one line on stderr, with the share of the decision tree explored and, from it, a
@@ -141,6 +143,20 @@ std::optional<command> parse(int argc, char** argv) {
     } else if (a.starts_with("--executions=")) {
       c.executions = parse_executions("--executions", value("--executions="));
       if (!c.executions) return std::nullopt;
+    } else if (a == "--estimate" || a == "--estimate-only") {
+      c.estimate_probes = 1000;
+      c.estimate_only = a == "--estimate-only";
+    } else if (a.starts_with("--estimate=") || a.starts_with("--estimate-only=")) {
+      const bool only = a.starts_with("--estimate-only=");
+      const std::string_view v = value(only ? "--estimate-only=" : "--estimate=");
+      const auto n = pilfer::testing::parse_u64(v);
+      if (!n || *n == 0 || *n > 100'000'000) {
+        std::fprintf(stderr, "error: %s expects a number of probes (1..100000000), got '%.*s'\n",
+                     only ? "--estimate-only" : "--estimate", static_cast<int>(v.size()), v.data());
+        return std::nullopt;
+      }
+      c.estimate_probes = static_cast<std::size_t>(*n);
+      c.estimate_only = only;
     } else if (a == "--progress") {
       c.progress = 10.0;
     } else if (a.starts_with("--progress=")) {
@@ -199,6 +215,17 @@ std::optional<command> parse(int argc, char** argv) {
   return c;
 }
 
+/// --estimate: the estimate of the scenario's exhaustive exploration by revisits, one line. False
+/// when it cannot be made (a feature revisit mode does not support: named on the line).
+bool print_estimate(const scenario_entry& e, options o, const command& c) {
+  if (const auto s = pilfer::testing::env_seed(); s && !c.seed) o.seed = *s;  // malformed: one line, exit 2
+  else if (!c.seed) o.seed = pilfer::testing::fresh_seed();
+  const estimate_result r = estimate(e.make, o, c.estimate_probes);
+  std::printf("%-32s %s\n", e.name.c_str(), r.summary().c_str());
+  std::fflush(stdout);
+  return r.ok;
+}
+
 /// Runs one scenario with the command line applied; prints its verdict. True when it met its expectation.
 bool run(const scenario_entry& e, const command& c, std::set<std::string>& seen_tags, bool& stopped_early) {
   options o = e.opts;
@@ -220,6 +247,10 @@ bool run(const scenario_entry& e, const command& c, std::set<std::string>& seen_
   if (c.shard) {
     o.shard_index = c.shard->first;
     o.shard_count = c.shard->second;
+  }
+  if (c.estimate_probes != 0) {
+    const bool estimated = print_estimate(e, o, c);
+    if (c.estimate_only) return estimated;
   }
   if (c.executions && o.replay.empty() && apply_budget(o, *c.executions))
     std::printf("execution budget: %zu (%s)\n", *c.executions,
@@ -286,7 +317,8 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   }
   if (chosen.empty()) {
     std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
-                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--no-symmetry] [--executions=N] [--progress[=SECONDS]]\n",
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--no-symmetry] [--executions=N] [--progress[=SECONDS]] "
+                         "[--estimate[=PROBES]|--estimate-only[=PROBES]]\n",
                  argc > 0 ? argv[0] : "scenarios");
     for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());
     return 2;

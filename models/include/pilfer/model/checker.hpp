@@ -272,6 +272,45 @@ result check(const options& o = {}, A... a) {
   return check([=]() -> std::unique_ptr<scenario> { return std::make_unique<S>(a...); }, o);
 }
 
+/// What estimate() found: the size of the scenario's exhaustive exploration by revisits
+/// (exploration_mode::revisit), from random probes. Each probe is one path down that exploration's
+/// tree — at every decision one of the alternatives actually available (a read's coherent sources
+/// and the revisits it may make as a pending RMW, a write's mo positions, a write's backward
+/// revisits or none), drawn uniformly — and the product of the numbers of alternatives met is an
+/// unbiased estimate of the executions below the root (Knuth's estimator; each graph is reached
+/// once by revisits, so the tree has no pruning to mislead it). The figures are means over the
+/// probes; the errors are standard errors of those means (heavy-tailed: read them as a guide).
+struct estimate_result {
+  bool ok = true;               ///< false: no estimate, `message` says why
+  std::string message;          ///< "cannot estimate: mutexes" (a feature revisit mode does not support)
+  memory_model model = memory_model::cxx20;
+  std::uint64_t seed = 0;       ///< options::seed: the same seed and probes give the same estimate
+  std::size_t probes = 0;       ///< probes made
+  double executions = 0;        ///< complete + blocked executions
+  double executions_error = 0;  ///< its standard error
+  double complete = 0;          ///< complete executions (result::executions under revisit)
+  double complete_error = 0;
+  double blocked = 0;           ///< blocked executions (result::blocked under revisit)
+  double runs = 0;              ///< runs of the exhaustive exploration (invalid revisits included)
+  double failed = 0;            ///< failing executions (0 unless a probe met a failure)
+  std::string failure;          ///< the kind of the first failure a probe met ("" if none)
+  std::size_t probe_runs = 0;   ///< executions the probes ran (a probe replays from scratch at each
+                                ///< alternative it takes)
+  double seconds = 0;           ///< the probes' time
+  double projected_seconds = 0; ///< `runs` at the probes' time per run: the exhaustive run's time, roughly
+  /// One line: executions ± error (complete, blocked), probes, seed, projected time.
+  std::string summary() const;
+};
+
+/// Estimate the size of `make`'s exhaustive exploration by revisits before running it: `probes`
+/// random probes seeded by `o.seed` (o.model, o.max_steps, o.weaken, o.symmetry and o.stack_size
+/// apply; o.how, o.exploration, o.max_executions are ignored: the probes explore by revisits whatever
+/// the process's default). A scenario using what revisit mode does not support (mutexes, wait /
+/// notify, yield, symmetry groups with o.symmetry, a preemption bound, shards, ...) gives ok = false
+/// and "cannot estimate: <feature>", never a number. Never throws for a failing scenario.
+estimate_result estimate(std::function<std::unique_ptr<scenario>()> make, const options& o = {},
+                         std::size_t probes = 1000);
+
 /// Tags seen by the most recent check() (same as its result.tags).
 const std::set<std::string>& seen_tags();
 

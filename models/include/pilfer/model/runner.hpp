@@ -26,6 +26,12 @@
 //   --progress[=S]    every S seconds (default 10) a line on stderr: the share of the decision tree
 //                     explored (progress::explored), executions, states, and a projection of the run's time
 //   --no-symmetry     explore every permutation of the scenario's symmetric() groups (options::symmetry)
+//   --estimate[=P]    before the check, one line: estimate() of the scenario's exhaustive exploration by
+//                     revisits from P random probes (default 1000) — executions (complete + blocked) with
+//                     their standard error, runs, the run's time at the probes' pace, and seed=N (--seed=N
+//                     or PILFER_SEED=N gives the same probes back); "cannot estimate: <feature>" for what
+//                     revisit mode does not support. --estimate-only[=P]: the estimate instead of the
+//                     check (the scenario then fails only when it cannot be estimated)
 // Bad input (unknown scenario or option, malformed number) is one line on stderr and exit status 2.
 //
 // Verdicts. A scenario with an empty `expected_failure` passes when the check finds no failure; the
