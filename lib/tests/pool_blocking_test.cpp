@@ -972,6 +972,41 @@ TEST(PoolWaitClaim, MemberWithAffinityToASleepingWaiterIsClaimed) {
   }
 }
 
+// Deferred group completions (pool.hpp, invariant D): a worker that runs consecutive tasks of one
+// group from a queue applies their decrements together, and must apply them before it idles
+// (else the last wait never returns) and never hold those of tasks run inside another task (a
+// nested wait would wait for them). One worker, no spares: the outside thread run()s B, whose
+// nested group's tasks the worker pops inside B's wait, then a burst of tasks of the same group,
+// and waits; then rounds of a reused group, each waited with the worker idle in between.
+// @verifies POOL-11 POOL-9
+TEST(PoolWaitClaim, DeferredCompletionsReachEveryWait) {
+  pilfer::pool p({.threads = 1, .max_spare_workers = 0});
+  watchdog dog("deferred group completions", 60s, &p);
+  counter ran{0};
+  counter nested{0};
+  {
+    pilfer::task_group g(p);
+    g.run([&] {
+      pilfer::task_group h(p);
+      for (int i = 0; i < 8; ++i) h.run([&] { add(nested); });
+      h.wait();
+      add(ran);
+    });
+    for (int i = 0; i < 1000; ++i) g.run([&] { add(ran); });
+    g.wait();
+    EXPECT_EQ(load(ran), 1001u);
+    EXPECT_EQ(load(nested), 8u);
+  }
+  pilfer::task_group reused(p);
+  for (int round = 1; round <= 50; ++round) {
+    for (int i = 0; i < round; ++i) reused.run([&] { add(ran); });
+    reused.wait();
+    ASSERT_EQ(load(ran), 1001u + static_cast<std::uint64_t>(round) * (round + 1) / 2) << "round " << round;
+  }
+  p.wait_idle();
+  EXPECT_EQ(p.stats().total.tasks_run, 1u + 8u + 1000u + 50u * 51u / 2u);
+}
+
 // @verifies POOL-19 POOL-15 POOL-20
 TEST(PoolWaitClaim, QueuedGroupTaskIsClaimedWithoutSpares) {
   // 1 worker, no spares: every awaited task is queued (high-priority queue,

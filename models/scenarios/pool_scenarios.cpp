@@ -677,6 +677,42 @@ struct group_member_after_sleep : scenario {
   }
 };
 
+// 10c. Deferred group completions (pool.hpp, invariant D). One worker; the outside thread run()s
+// B, A and C into group g and waits for it. The worker takes them from the injector one after
+// another, so A's and C's completions may be held by the worker and applied together; B, first,
+// makes group h, run()s M and N into it (onto the worker's own deque) and waits for h, and that
+// wait pops them and runs them inside B. Two ways to hang: a worker that parks holding g's last
+// completions (pool_mutation::unflushed_completion: the outside wait never returns) and a task
+// run inside B whose completion is held like a top-level one (pool_mutation::nested_deferral:
+// h's wait waits for a decrement the worker applies only after B returns). Every body runs
+// exactly once.
+// @verifies POOL-11 POOL-9
+template <class Sy>
+struct group_deferred_completion : scenario {
+  pool_box_of<Sy> pool;
+  run_count a_ran, b_ran, c_ran, m_ran, n_ran;
+  group_deferred_completion() : scenario(1) {}
+  void before() override { pool.make(1, 1); }
+  void thread(unsigned) override {
+    pilfer::basic_task_group<Sy> g(*pool);
+    g.run([this] {
+      b_ran.hit();
+      pilfer::basic_task_group<Sy> h(*pool);
+      h.run([this] { m_ran.hit(); });
+      h.run([this] { n_ran.hit(); });
+      h.wait();
+    });
+    g.run([this] { a_ran.hit(); });
+    g.run([this] { c_ran.hit(); });
+    g.wait();
+  }
+  void after() override {
+    pilfer::model::stop_branching();
+    pool.drain_and_drop();
+    PILFER_MODEL_ASSERT(a_ran.get() == 1 && b_ran.get() == 1 && c_ran.get() == 1 && m_ran.get() == 1 && n_ran.get() == 1);
+  }
+};
+
 // 10b. Two waiters, one of them the destroyer (task_group.hpp, "waiters inside", invariant W;
 // pool.G2/G9): a task W on the pool's one worker and the outside thread both wait for the
 // group; the outside thread destroys it as soon as its own wait returns, while W may still be
@@ -906,6 +942,12 @@ struct unfenced_claim_sync : checker_sync {
 struct unwoken_claimer_sync : checker_sync {
   static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unwoken_claimer;
 };
+struct unflushed_completion_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unflushed_completion;
+};
+struct nested_deferral_sync : checker_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::nested_deferral;
+};
 
 }  // namespace
 
@@ -967,6 +1009,12 @@ std::vector<entry> pool_mutant_scenarios() {
     v.push_back({"pool.group_member_after_sleep[pool.G13 acq_rel]", "POOL-19 POOL-15",
                  [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, o, false});
   }
+  // Invariant D (pool.hpp, deferred group completions): a worker that parks holding them, and a
+  // nested run that defers like a top-level one.
+  v.push_back({"pool.group_deferred_completion[unflushed completion]", "POOL-11 POOL-9",
+               [] { return std::make_unique<group_deferred_completion<unflushed_completion_sync>>(); }, exh0(), false});
+  v.push_back({"pool.group_deferred_completion[nested deferral]", "POOL-11 POOL-9",
+               [] { return std::make_unique<group_deferred_completion<nested_deferral_sync>>(); }, exh0(), false});
   // The group member list's orders (task_group.hpp, pool.G6-G8), each weakened one step.
   for (const char* tag : {"pool.G6", "pool.G7", "pool.G8"}) {
     options o = random_bound(500);
@@ -1014,6 +1062,8 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.group_member_after_sleep.symmetric_fences", "POOL-19 POOL-15 POOL-9",
                [] { return std::make_unique<group_member_after_sleep<checker_sync>>(false); }, exh0(), false});
   v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, exh, false});
+  v.push_back({"pool.group_deferred_completion", "POOL-11 POOL-9",
+               [] { return std::make_unique<group_deferred_completion<checker_sync>>(); }, exh0(), false});
   v.push_back({"pool.requeue_2w", "POOL-7 POOL-9", [] { return std::make_unique<requeue_2w<checker_sync>>(); }, exh1(), false});
   v.push_back({"pool.batch_requeue_3w", "POOL-7 POOL-9", [] { return std::make_unique<batch_requeue_3w<checker_sync>>(); }, exh0(), false});
   return v;

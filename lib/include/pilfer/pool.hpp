@@ -100,7 +100,9 @@ enum class pool_mutation : unsigned char {
   no_spare_on_demand,    ///< a blocked wait gets a spare only if work is queued when it blocks, not when work comes later
   plain_park_fence,      ///< a worker about to park issues a seq_cst fence, not the heavy barrier its light pushers pair with
   unfenced_claim,        ///< a task group wait claims a member without the heavy barrier its light dequeuers pair with
-  unwoken_claimer        ///< task group run() does not wake a wait asleep on a worker that could claim the new member
+  unwoken_claimer,       ///< task group run() does not wake a wait asleep on a worker that could claim the new member
+  unflushed_completion,  ///< a worker goes idle holding deferred task group completions (invariant D)
+  nested_deferral        ///< a task run inside another task (a nested wait's pop) defers its group completion too (invariant D)
 };
 
 template <class Sync>
@@ -619,7 +621,51 @@ class basic_pool {
     const bool live = t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
     w.current = outer;
     w.bump(!live ? counter::tombstones : cancel ? counter::tasks_cancelled : counter::tasks_run);
-    w.count_finished();
+    if (w.deferred_now) {
+      w.deferred_now = false;  // counted finished with its group's deferred completion (run_top)
+    } else {
+      w.count_finished();
+    }
+  }
+
+  // Deferred group completions (protocol; no new atomics: owner-only fields of the worker).
+  // A task_group task that a worker's top-level loop takes from a queue and runs (not one a
+  // wait claims, not one run by a nested wait) may leave its decrement of the group's count
+  // to the worker, which adds it to the next such task's when that task is of the same group:
+  // one RMW on the group's line for a run of consecutive tasks instead of one each, so a
+  // submitter's run() keeps that line. Invariant D: a worker holds deferred completions of at
+  // most one group, and only while its top-level loop runs a task of that group or has just
+  // taken one; before it runs anything else, searches, parks, retires or exits, it applies
+  // them (flush_deferred: the group's decrement by n, then the pool's finished count by n).
+  // Why no wait is delayed by more than that group's own task: a deferred completion of task
+  // a is held while the worker runs b of the same group, and b was counted (run() counts
+  // before it queues) before the worker took it, so the count is non-zero while b runs with
+  // or without the deferral; the result is the execution where a's decrement came late,
+  // after b's count and before b started, which the group's protocol already allows. A task
+  // of the group that waits for the group is a cycle (POOL-19). Nested runs do not defer: a
+  // task's nested wait may wait for a group whose completion would otherwise be held behind
+  // the task that waits. pool_access::defer_completion checks `defer_for`, the task armed
+  // by run_top, so nested executions and claims complete at once.
+  // Without the flush before idling (pool_mutation::unflushed_completion): a worker parks
+  // holding the last completion of a group and its wait never returns.
+  void run_top(worker& w, task_base* t) noexcept {
+    if (w.deferred_n != 0 && !continues_deferral(w, t)) flush_deferred(w);
+    w.defer_for = t;
+    execute(w, t);
+    w.defer_for = nullptr;
+  }
+  bool continues_deferral(const worker& w, task_base* t) const noexcept {
+    return t->kind == detail::task_kind::group &&
+           static_cast<detail::group_member<Sync>*>(t)->group == w.deferred_group;
+  }
+  void flush_deferred(worker& w) noexcept {
+    if (w.deferred_n == 0) return;
+    const std::uint64_t n = w.deferred_n;
+    basic_task_group<Sync>* g = w.deferred_group;
+    w.deferred_n = 0;
+    w.deferred_group = nullptr;
+    detail::pool_access<Sync>::complete_deferred(g, n);  // may end the group's round: `g` is not touched after it
+    w.count_finished(n);
   }
 
   /// Take one task: high priority, mailbox, (every N) injector, own deque,
@@ -772,6 +818,7 @@ class basic_pool {
     for (;;) {
       task_base* t = find_task(w);
       if (t == nullptr) {
+        if constexpr (mutation != detail::pool_mutation::unflushed_completion) flush_deferred(w);  // invariant D
         if (!searching) {
           enter_searching();
           searching = true;
@@ -786,8 +833,9 @@ class basic_pool {
           searching = false;
           if (leave_searching() && has_work(w)) wake_one();
         }
-        execute(w, t);
+        run_top(w, t);
         if (w.spare && w.deque.empty() && surplus()) {
+          flush_deferred(w);  // invariant D
           if (!retire(w)) break;
           searching = true;
         }
@@ -1466,6 +1514,19 @@ struct pool_access {
     return w != nullptr ? w->current : nullptr;
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
+  /// A group task `t`, taken from a queue, finished without an error: true if the calling
+  /// worker's top-level loop runs it and takes over its completion (invariant D, run_top).
+  static bool defer_completion(const task_base* t, basic_task_group<Sync>* g) noexcept {
+    auto* w = static_cast<worker*>(Sync::template thread_slot<worker_slot_key<Sync>>());
+    constexpr bool any = pool_type::mutation == pool_mutation::nested_deferral;
+    if (w == nullptr || (!any && w->defer_for != t) || (w->deferred_n != 0 && w->deferred_group != g)) return false;
+    w->deferred_group = g;
+    ++w->deferred_n;
+    w->deferred_now = true;
+    return true;
+  }
+  /// The deferred completions of `n` tasks of `g` (invariant D).
+  static void complete_deferred(basic_task_group<Sync>* g, std::uint64_t n) noexcept { g->complete(nullptr, n); }
   /// shutdown(cancel) was called: a task started without a queue round-trip (a graph's kept
   /// successor) is cancelled as execute() cancels a queued one.
   static bool cancelling(const pool_type& p) noexcept {

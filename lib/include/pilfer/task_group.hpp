@@ -641,8 +641,10 @@ class basic_task_group {
   }
 
   // Called by a finished or cancelled group_task after it destroyed its callable. `e`: its
-  // exception, or null (taken by reference: the common no-error path moves nothing).
-  void complete(std::exception_ptr&& e) noexcept {
+  // exception, or null (taken by reference: the common no-error path moves nothing). `n`:
+  // the number of tasks finishing, more than 1 for a worker's deferred completions (pool.hpp,
+  // invariant D; then `e` is null).
+  void complete(std::exception_ptr&& e, std::uint64_t n = 1) noexcept {
     if (e) keep_error(std::move(e));
     // [pool.G2] acq_rel: release publishes the task's effects; acquire reads
     // the waiter bit. The last decrement with a waiter clears the bit and
@@ -650,7 +652,7 @@ class basic_task_group {
     std::uint64_t old = state_.load(PILFER_SITE("pool.G2", relaxed));
     std::uint64_t next;
     do {
-      next = old - 1;
+      next = old - n;
       if ((next & count_mask) == 0) {
         // A crossing: step the crossings field (wrapping inside it).
         next = (next & ~crossing_mask) | ((next + crossing_one) & crossing_mask);

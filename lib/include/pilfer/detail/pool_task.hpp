@@ -38,6 +38,10 @@ template <class Sync>
 class basic_pool;
 template <class Sync = std_sync>
 class basic_task_group;
+namespace detail {
+template <class Sync>
+struct pool_access;
+}  // namespace detail
 }  // namespace pilfer
 
 namespace pilfer::detail {
@@ -449,6 +453,9 @@ struct group_task final : group_member<Sync> {
     f.reset();
     group_type* g = this->group;  // read before the task may be freed
     this->mark_finished(by_entry);
+    // Taken from a queue by a worker's top-level loop: the worker may apply the decrement
+    // together with the next task's of the group (pool.hpp, invariant D).
+    if (!e && by_entry && pool_access<Sync>::defer_completion(this, g)) return;
     g->complete(std::move(e));
   }
 

@@ -47,6 +47,12 @@ struct alignas(cache_line) pool_worker {
   std::vector<std::vector<unsigned>> victims;       // grouped nearest first (topology); spares: empty
   unsigned tick = 0;                                // owner only: tasks/join arms since last injector check
   task_base* current = nullptr;                     // owner only: the task being executed (parent of new branches)
+  // Deferred group completions (owner only; protocol note at basic_pool::run_top): the top-level task
+  // whose completion may be deferred, whether it just was, and the group and number of tasks deferred.
+  task_base* defer_for = nullptr;
+  bool deferred_now = false;
+  basic_task_group<Sync>* deferred_group = nullptr;
+  std::uint64_t deferred_n = 0;
   typename Sync::thread thread;
   int pinned_cpu = -1;                              // set by the constructor thread before start
 
@@ -75,11 +81,11 @@ struct alignas(cache_line) pool_worker {
     accepted.store(v, PILFER_SITE("pool.P0", relaxed));
   }
   std::uint64_t accepted_count() const noexcept { return accepted.load(PILFER_SITE("pool.P0", relaxed)); }
-  /// The owner finished one more counted task.
-  void count_finished() noexcept {
+  /// The owner finished `n` more counted tasks.
+  void count_finished(std::uint64_t n = 1) noexcept {
     // [pool.P2] release: publishes the task's effects, and (through the chain push -> take) the
     // `accepted` stores of every task it descends from, to pending_count's acquire loads.
-    finished.store(finished.load(PILFER_SITE("pool.P2", relaxed)) + 1, PILFER_SITE("pool.P2", release));
+    finished.store(finished.load(PILFER_SITE("pool.P2", relaxed)) + n, PILFER_SITE("pool.P2", release));
   }
 
   void set_state(worker_state s) noexcept {

@@ -23,7 +23,7 @@
 //     another (an outside thread submitting to the workers) reuse blocks instead of paying
 //     malloc on one side and a cross-thread free on the other. The mutex orders a block's last
 //     use by the thread that parked it before its reuse by the thread that takes it. The depot
-//     keeps at most `task_block_depot::max_bytes` (32 MiB) of blocks per class; past that a free goes to the
+//     keeps at most `task_block_depot::max_bytes` (128 MiB) of blocks, all classes together; past that a free goes to the
 //     global allocator.
 //   * The depot's lists are given back at static destruction (a drain registered with the
 //     first list parked; parking after it goes to the global allocator).
@@ -86,13 +86,16 @@ struct task_free_block {
 class task_block_depot {
  public:
   static constexpr std::size_t class_count = task_block_classes;
-  /// Free blocks the depot keeps per class, in bytes: a burst of tasks made on one thread and freed on
-  /// others (an outside submitter) recycles through the depot up to this many bytes of them in flight;
-  /// past it, frees go to the global allocator. It is also what the depot may keep after the burst.
-  static constexpr std::size_t max_bytes = std::size_t{32} << 20;
-  /// Lists of class c the depot keeps: class 0 (64 B), 4096 lists of 128 blocks.
-  static constexpr unsigned max_lists(std::size_t c) noexcept {
-    return static_cast<unsigned>(max_bytes / (task_block_list_size * (task_block_smallest << c)));
+  /// Free blocks the depot keeps, in bytes, all classes together: a burst of tasks made on one thread
+  /// and freed on others (an outside submitter; a task group's members, freed together when it is
+  /// destroyed) recycles through the depot up to this many bytes of them in flight — 2M tasks of 64
+  /// bytes; past it, frees go to the global allocator. It is also the most the depot may keep after
+  /// the burst (32 MiB per class before: a 1M-task group recycled half its blocks, the other half went
+  /// through malloc and free each round).
+  static constexpr std::size_t max_bytes = std::size_t{128} << 20;
+  /// Bytes in one parked list of class c.
+  static constexpr std::size_t list_bytes(std::size_t c) noexcept {
+    return std::size_t{task_block_list_size} * (task_block_smallest << c);
   }
 
   static task_block_depot& instance() noexcept {
@@ -109,7 +112,7 @@ class task_block_depot {
     task_free_block* l = lists_[c];
     if (l != nullptr) {
       lists_[c] = l->next_list;
-      --count_[c];
+      bytes_ -= list_bytes(c);
     }
     return l;
   }
@@ -127,15 +130,15 @@ class task_block_depot {
           l = next;
         }
       }
-      count_[c] = 0;
     }
+    bytes_ = 0;
   }
 
  private:
   constexpr task_block_depot() noexcept = default;
   std::mutex mu_;
   task_free_block* lists_[class_count] = {};
-  unsigned count_[class_count] = {};
+  std::size_t bytes_ = 0;  // in the parked lists, all classes
   bool closed_ = false;
 };
 static_assert(std::is_trivially_destructible_v<task_block_depot>);
@@ -152,10 +155,10 @@ inline bool task_block_depot::put(std::size_t c, task_free_block* list) noexcept
   static task_block_depot_drain drain;  // constructed at the first list parked
   (void)drain;
   std::lock_guard<std::mutex> g(mu_);
-  if (closed_ || count_[c] >= max_lists(c)) return false;
+  if (closed_ || bytes_ + list_bytes(c) > max_bytes) return false;
   list->next_list = lists_[c];
   lists_[c] = list;
-  ++count_[c];
+  bytes_ += list_bytes(c);
   return true;
 }
 
