@@ -2,7 +2,7 @@
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
 //                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N] [--revisit|--dfs]
-//                        [--estimate[=PROBES] [--estimate-only] [--seed=N]]
+//                        [--estimate[=PROBES] [--estimate-only] [--seed=N]] [--keep-going]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -18,6 +18,8 @@
 // --estimate[=PROBES] (default 1000) first prints pilfer::model::estimate()'s figures for the revisit
 // exploration (seed=N printed; --seed=N or PILFER_SEED=N gives it back) and, with --expected, the ratio
 // estimate / the table's revisit counts; --estimate-only stops there (exit status 1 if it cannot estimate).
+// --keep-going: a failure does not stop the check (options::stop_on_failure = false), so a client of
+// GenMC's tests/wrong is explored whole (its counts then leave out the failing executions).
 // Bad input: one line on stderr, exit status 2.
 #include "client.hpp"
 
@@ -127,6 +129,8 @@ int main(int argc, char** argv) {
       probes = 1000;
     } else if (a.starts_with("--estimate=")) {
       if (!parse_count(a.substr(11), &probes) || probes == 0) bad_input("bad --estimate value '" + std::string(a) + "'");
+    } else if (a == "--keep-going") {
+      overrides.stop_on_failure = false;
     } else if (a == "--estimate-only") {
       estimate_only = true;
     } else if (a.starts_with("--seed=")) {
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
     pilfer::model::options o = c->opts;
     if (model_given) o.model = overrides.model;
     if (!overrides.symmetry) o.symmetry = false;
+    if (!overrides.stop_on_failure) o.stop_on_failure = false;
     if (budget != 0) o.max_executions = budget;
     if (memo_entries != 0) o.memo_entries = memo_entries;
     if (probes != 0) {

@@ -14,6 +14,7 @@
 //   exploration.cpp     run(): decisions, the DFS / random loop, one execution from start to end
 //   memo.cpp            canonical state hash and the memo table (pruning)
 //   revisit.cpp         the revisit exploration (GenMC style): scripts, backward revisits
+//   estimate.cpp        estimate(): random probes down the revisit exploration's tree (Knuth)
 //   symmetry.cpp        symmetry reduction: the state hash under every permutation of a group
 //   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
 //   finishing.cpp       running a cut-short execution's threads to their end
