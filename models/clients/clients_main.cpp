@@ -2,7 +2,7 @@
 //
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
 //                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N] [--revisit|--dfs]
-//                        [--estimate[=PROBES] [--estimate-only] [--seed=N]] [--keep-going]
+//                        [--estimate[=PROBES] [--estimate-only] [--seed=N] [--estimate-within=F]] [--keep-going]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -18,6 +18,8 @@
 // --estimate[=PROBES] (default 1000) first prints pilfer::model::estimate()'s figures for the revisit
 // exploration (seed=N printed; --seed=N or PILFER_SEED=N gives it back) and, with --expected, the ratio
 // estimate / the table's revisit counts; --estimate-only stops there (exit status 1 if it cannot estimate).
+// --estimate-within=F (with --expected): a client whose estimate of complete + blocked executions is not
+// within a factor F of the table's revisit counts fails (ctest model.clients.estimate).
 // --keep-going: a failure does not stop the check (options::stop_on_failure = false), so a client of
 // GenMC's tests/wrong is explored whole (its counts then leave out the failing executions).
 // Bad input: one line on stderr, exit status 2.
@@ -29,6 +31,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -100,6 +103,7 @@ int main(int argc, char** argv) {
   std::size_t probes = 0;        // --estimate[=PROBES]
   bool estimate_only = false;
   std::optional<std::uint64_t> seed;
+  double within = 0;  // --estimate-within=F
   for (int k = 1; k < argc; ++k) {
     const std::string_view a = argv[k];
     if (a == "--list") {
@@ -129,6 +133,11 @@ int main(int argc, char** argv) {
       probes = 1000;
     } else if (a.starts_with("--estimate=")) {
       if (!parse_count(a.substr(11), &probes) || probes == 0) bad_input("bad --estimate value '" + std::string(a) + "'");
+    } else if (a.starts_with("--estimate-within=")) {
+      const std::string v(a.substr(18));
+      char* end = nullptr;
+      within = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(within >= 1)) bad_input("bad --estimate-within value '" + std::string(a) + "'");
     } else if (a == "--keep-going") {
       overrides.stop_on_failure = false;
     } else if (a == "--estimate-only") {
@@ -177,6 +186,14 @@ int main(int argc, char** argv) {
                       e->second.rv_executions == 0 ? 0.0 : est.complete / static_cast<double>(e->second.rv_executions),
                       e->second.rv_executions, e->second.rv_blocked);
         ratio = buf;
+        const double r = est.executions / truth;
+        if (within != 0 && !(r <= within && r >= 1 / within)) {
+          ratio += " OUTSIDE the stated factor";
+          status = 1;
+        }
+      } else if (within != 0) {
+        ratio = " (no revisit counts in the table to compare with)";
+        status = 1;
       }
       std::printf("%s: %s%s\n", name.c_str(), est.summary().c_str(), ratio.c_str());
       std::fflush(stdout);
