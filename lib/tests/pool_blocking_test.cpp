@@ -1007,6 +1007,37 @@ TEST(PoolWaitClaim, DeferredCompletionsReachEveryWait) {
   EXPECT_EQ(p.stats().total.tasks_run, 1u + 8u + 1000u + 50u * 51u / 2u);
 }
 
+// Overlapping rounds merge (SPEC POOL-11, scenario "overlapping rounds merge"; an outside tester
+// found the old text promising the opposite): A runs until Y's run() has returned, so Y is counted
+// before A finishes and the group is never empty in between; the outside wait returns only after Y.
+// @verifies POOL-11
+TEST(PoolWaitClaim, WaitCoversTasksAConcurrentRunCountsBeforeTheGroupEmpties) {
+  for (const unsigned threads : {1u, 2u}) {
+    pilfer::pool p({.threads = threads});
+    watchdog dog("overlapping rounds", 60s, &p);
+    flag y_counted{0};
+    flag y_done{0};
+    flag a_done{0};
+    pilfer::task_group g(p);
+    g.run([&] {
+      while (load(y_counted) == 0) std::this_thread::sleep_for(1ms);
+      store(a_done, 1);
+    });
+    std::thread waiter([&] {
+      g.wait();
+      EXPECT_EQ(load(a_done), 1);
+      EXPECT_EQ(load(y_done), 1) << "the wait returned while Y, counted before the group emptied, ran";
+    });
+    g.run([&] {
+      std::this_thread::sleep_for(20ms);
+      store(y_done, 1);
+    });
+    store(y_counted, 1);
+    waiter.join();
+    g.wait();
+  }
+}
+
 // @verifies POOL-19 POOL-15 POOL-20
 TEST(PoolWaitClaim, QueuedGroupTaskIsClaimedWithoutSpares) {
   // 1 worker, no spares: every awaited task is queued (high-priority queue,

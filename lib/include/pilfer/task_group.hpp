@@ -145,8 +145,10 @@ class basic_task_group {
     }
   }
 
-  /// Returns once every task run() so far has finished (a task that a
-  /// concurrent run() counts after this wait began is not waited for);
+  /// Returns once the group has been empty (no unfinished task) at some moment
+  /// after this wait began: every task run() so far has finished, and so has
+  /// every task a concurrent run() counted before that moment (overlapping
+  /// rounds merge; such a task must not wait for this wait's return);
   /// rethrows the kept exception. Any thread, any number at once. The group may be destroyed
   /// as soon as one waiter returned, while other threads are still inside
   /// wait(): every wait counts itself in `state_` (`inside_one`) with its
@@ -569,8 +571,9 @@ class basic_task_group {
     }
   }
 
-  /// Until every task counted in `seen` (the state the wait began with) has
-  /// finished: tasks a concurrent run() counts later are not waited for.
+  /// Until a crossing since `seen` (the state the wait began with): the count
+  /// reached 0 after the wait began, so every task counted in `seen` has
+  /// finished, and so has every task a concurrent run() counted before that.
   void wait_all(std::uint64_t seen) {
     if (done_since(seen)) return;
     using access = detail::pool_access<Sync>;
