@@ -27,9 +27,11 @@
 // p, in graphs where it is added before them, and the execution goes on with its other choices.
 //
 // Optimality (TruSt, POPL'22): each graph is meant to be the end of one run only, so nothing is
-// memoised and every final graph is counted (a rare program still repeats graphs: models/README.md,
-// "Left to do"). What makes it so (rv_maximal_extension): a revisit is made only
-// from the one graph that added the events it deletes "maximally"; the order events were added in
+// memoised and every final graph is counted (a repeat is still possible where an await's predicate
+// was not asked about a value: models/README.md, "Left to do"). What makes it so
+// (rv_maximal_extension): a revisit is made only from the one graph that added the events it deletes
+// "maximally" (a revisited read's flag is decided on replay and recorded with its outcome, so the
+// scripts made from that run keep it: read_choose); the order events were added in
 // (a step's rank) is kept apart from the order a script runs them in, since a revisited read keeps
 // its place before the write it now reads; and the porf-prefix of a revisiting write is settled:
 // its reads are not revisited again. set_revisit_duplicate_check() remembers the final graphs to

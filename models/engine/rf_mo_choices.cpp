@@ -148,8 +148,13 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
           return none;
         }
         // the revisited read itself (the script's last outcome): maximal if its source is the first
-        // choice; a pending RMW keeps its recorded (non-maximal) flag
-        if (rv_new) rv_max = cands[good[0]].w == forced;
+        // choice; a pending RMW keeps its recorded (non-maximal) flag. The flag is recorded too:
+        // the scripts made from this run (its alternatives, later revisits) replay the read with
+        // it, and the script's own name says "maximal" (rv_name_of's default) whatever the read was
+        if (rv_new) {
+          rv_max = cands[good[0]].w == forced;
+          rv_rec_.outs.back().max = rv_max;
+        }
         build(cands[forced_at], e);
       } else {
         for (const std::uint32_t p : conflicts)

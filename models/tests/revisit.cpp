@@ -5,7 +5,9 @@
 //         replays a run, the seed is printed). Its counts are distinct graphs: `executions` equal
 //         the DFS's exactly beyond the repeats a duplicate check counts (none lost), and on the fixed
 //         programs each final graph is reached by one run only (TruSt's maximality condition,
-//         pending RMWs included: N fetch_adds take N! runs). A mutant without backward revisits
+//         pending RMWs included: N fetch_adds take N! runs; a load / store / fetch_add program over
+//         two locations that took 24 runs for 18 graphs while a revisited read's "not maximal" flag
+//         was lost takes 18). A mutant without backward revisits
 //         loses outcomes on some of them; one without the maximality condition reaches graphs twice.
 //         options::exploration picks the mode per check() (over the process's choice and the
 //         environment); a misspelt PILFER_MODEL_EXPLORATION is a model error, never the other mode.
@@ -82,6 +84,32 @@ struct await_exchange_vs_rmw : scenario {
       (void)x.exchange(2, PILFER_SITE("t.xchg", relaxed));
     }
   }
+};
+
+/// The smallest program known to have made the revisit exploration reach graphs twice (24 runs for
+/// 18 graphs, all relaxed; README "Left to do"): t1's fetch_add, reading the initial store, revisits
+/// t0's load in the graphs where t2's load of x0 was itself revisited by t1's store (a source that
+/// was not its first choice). That read's "not maximal" flag was lost when the revisit run's outcome
+/// was recorded, so scripts made from that run took it as maximal, and a second graph parented the
+/// same revisit. Now 18 runs.
+struct revisited_read_not_maximal : scenario {
+  S::atomic<int> x0{0}, x1{0};
+  long a = -9, d = -9;
+  revisited_read_not_maximal() : scenario(3) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      const int v = x1.load(PILFER_SITE("t.a", relaxed));
+      a = v;
+      x1.store(v + 2, PILFER_SITE("t.b", relaxed));
+      x0.store(0, PILFER_SITE("t.c", relaxed));
+    } else if (i == 1) {
+      d = x0.load(PILFER_SITE("t.d", relaxed));
+    } else {
+      x0.store(1, PILFER_SITE("t.e", relaxed));
+      (void)x1.fetch_add(2, PILFER_SITE("t.f", relaxed));
+    }
+  }
+  void after() override { record({a, d}); }
 };
 
 // --- mutexes (MC-6, MC-16) ------------------------------------------------------------------
@@ -280,6 +308,13 @@ int main() {
     t.expect(same(r), cat(std::to_string(n), " CAS incrementers: the same outcomes and graphs by revisits as by the DFS"),
              show_pair(r));
     t.expect(optimal(r), cat(std::to_string(n), " CAS incrementers: one revisit run per graph"), show_pair(r));
+  }
+  {  // MC-16: a revisited read that did not take its first choice stays non-maximal in later runs
+    const run_pair r = both([] { return std::make_unique<revisited_read_not_maximal>(); }, o);
+    t.expect(same(r) && r.dfs.executions == 18 && r.rv.executions == 18,
+             "load / store / fetch_add over two locations (README's repeat case): 18 graphs, by revisits as by the DFS", show_pair(r));
+    t.expect(optimal(r) && r.counts.runs == 18, "load / store / fetch_add over two locations: one revisit run per graph (18 runs, was 24)",
+             show_pair(r));
   }
   {  // the mutant without the maximality condition repeats graphs there
     eng::set_revisit_mutant_no_maximality(true);
