@@ -87,9 +87,9 @@ struct await_exchange_vs_rmw : scenario {
 };
 
 /// The smallest program known to have made the revisit exploration reach graphs twice (24 runs for
-/// 18 graphs, all relaxed; README "Left to do"): t1's fetch_add, reading the initial store, revisits
-/// t0's load in the graphs where t2's load of x0 was itself revisited by t1's store (a source that
-/// was not its first choice). That read's "not maximal" flag was lost when the revisit run's outcome
+/// 18 graphs, all relaxed; README "Left to do"): t2's fetch_add, reading the initial x1, revisits
+/// t0's load from the graph where t1's load reads t0's x0 store and also from the one where t2's x0
+/// store, placed mo-before t0's, had revisited t1's load (a source that was not its first choice). That read's "not maximal" flag was lost when the revisit run's outcome
 /// was recorded, so scripts made from that run took it as maximal, and a second graph parented the
 /// same revisit. Now 18 runs.
 struct revisited_read_not_maximal : scenario {
