@@ -164,8 +164,8 @@ std::vector<case_result> all_cases(std::uint64_t seed, int random) {
   for (unsigned n : {3u, 4u})
     v.push_back(measure(cat(std::to_string(n), " threads incrementing under a lock"),
                         [n] { return std::make_unique<locked_counter>(n); }, o, seed));
-  for (auto [r, w] : {std::pair{1u, 2u}, std::pair{2u, 2u}, std::pair{2u, 3u}})
-  {
+  for (const std::pair<unsigned, unsigned>& rw : {std::pair{1u, 2u}, std::pair{2u, 2u}, std::pair{2u, 3u}}) {
+    const unsigned r = rw.first, w = rw.second;  // named copies: clang 14 cannot capture structured bindings
     v.push_back(measure(cat(std::to_string(r), " readers, ", std::to_string(w), " writers"),
                         [r, w] { return std::make_unique<readers_writers>(r, w); }, o, seed));
     if (r > 1) v.back().bound = skewed_factor;
