@@ -78,6 +78,8 @@ bool checker::mutex_try_lock(std::uint32_t id, const std::source_location& src) 
     e.order = e.declared = std::memory_order_acquire;
     e.acq = true;
     event f = make_event(ek::trylock_fail, id, src);
+    // relaxed: a failed try_lock synchronizes with nothing ([thread.mutex.requirements.mutex]/try_lock: only
+    // a successful one acquires), as the DFS path's failed try_lock.
     f.order = f.declared = std::memory_order_relaxed;
     detail::access a;
     a.op = detail::rmw_op::exchange;
