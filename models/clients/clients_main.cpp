@@ -3,6 +3,7 @@
 //   pilfer_model_clients NAME... | --all | --list  [--expected=FILE] [--model=c++20|rc11]
 //                        [--executions=N] [--awaits] [--no-symmetry] [--memo-entries=N] [--revisit|--dfs]
 //                        [--estimate[=PROBES] [--estimate-only] [--seed=N] [--estimate-within=F]] [--keep-going]
+//                        [--shard=I/N [--shard-scripts=K]]
 //
 // One line per client: verdict, executions (complete), blocked, states, seconds, and GenMC's count
 // from FILE. With --expected=FILE (models/clients/expected.tsv) a client passes only when its
@@ -22,6 +23,10 @@
 // within a factor F of the table's revisit counts fails (ctest model.clients.estimate).
 // --keep-going: a failure does not stop the check (options::stop_on_failure = false), so a client of
 // GenMC's tests/wrong is explored whole (its counts then leave out the failing executions).
+// --shard=I/N explores part I of N (options::shard_index / shard_count; with --revisit the N parts are
+// disjoint and their counts add up to the whole's, MC-18); --shard-scripts=K sets options::shard_scripts. The
+// line then names the shard and the runs or scripts left to other shards (result::other_shards); with
+// --expected the counts are not compared (a shard's are a part of the table's).
 // Bad input: one line on stderr, exit status 2.
 #include "client.hpp"
 
@@ -33,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -104,6 +110,7 @@ int main(int argc, char** argv) {
   bool estimate_only = false;
   std::optional<std::uint64_t> seed;
   double within = 0;  // --estimate-within=F
+  unsigned shard_index = 0, shard_count = 1, shard_scripts = 0;  // --shard=I/N, --shard-scripts=K (0: the default)
   for (int k = 1; k < argc; ++k) {
     const std::string_view a = argv[k];
     if (a == "--list") {
@@ -147,6 +154,20 @@ int main(int argc, char** argv) {
       if (!seed) bad_input("bad --seed value '" + std::string(a) + "'");
     } else if (a.starts_with("--executions=")) {
       if (!parse_count(a.substr(13), &budget) || budget == 0) bad_input("bad --executions value '" + std::string(a) + "'");
+    } else if (a.starts_with("--shard=")) {
+      const std::string_view v = a.substr(8);
+      const auto slash = v.find('/');
+      std::size_t i = 0, n = 0;
+      if (slash == std::string_view::npos || !parse_count(v.substr(0, slash), &i) || !parse_count(v.substr(slash + 1), &n) ||
+          n == 0 || i >= n || n > std::numeric_limits<unsigned>::max())
+        bad_input("bad --shard value '" + std::string(a) + "' (I/N with 0 <= I < N)");
+      shard_index = static_cast<unsigned>(i);
+      shard_count = static_cast<unsigned>(n);
+    } else if (a.starts_with("--shard-scripts=")) {
+      std::size_t d = 0;
+      if (!parse_count(a.substr(16), &d) || d == 0 || d > std::numeric_limits<unsigned>::max())
+        bad_input("bad --shard-scripts value '" + std::string(a) + "'");
+      shard_scripts = static_cast<unsigned>(d);
     } else if (a.starts_with("--")) {
       bad_input("unknown option '" + std::string(a) + "'");
     } else {
@@ -174,6 +195,9 @@ int main(int argc, char** argv) {
     if (!overrides.stop_on_failure) o.stop_on_failure = false;
     if (budget != 0) o.max_executions = budget;
     if (memo_entries != 0) o.memo_entries = memo_entries;
+    o.shard_index = shard_index;
+    o.shard_count = shard_count;
+    if (shard_scripts != 0) o.shard_scripts = shard_scripts;
     if (probes != 0) {
       pilfer::model::options eo = o;
       eo.seed = *seed;
@@ -205,7 +229,7 @@ int main(int argc, char** argv) {
     const bool as_expected = c->expected_failure.empty() ? r.ok : r.kind == c->expected_failure;
     bool counts_ok = true;
     std::string genmc = "?";
-    if (!table_path.empty()) {
+    if (!table_path.empty() && shard_count == 1) {
       const auto e = table.find(name);
       if (e == table.end()) {
         std::printf("%s: no row in %s\n", name.c_str(), table_path.c_str());
@@ -227,6 +251,9 @@ int main(int argc, char** argv) {
                 as_expected ? "ok" : "FAIL", c->parameters.c_str(), pilfer::model::to_string(r.model),
                 awaits ? " spin-loops=await" : "", revisit ? " exploration=revisit" : "", r.executions, r.blocked, r.states,
                 r.complete ? "complete" : "incomplete", r.seconds, genmc.c_str());
+    if (shard_count > 1)
+      std::printf("  shard %u/%u (shard_scripts %u): %zu runs or scripts left to other shards\n", shard_index, shard_count,
+                  o.shard_scripts, r.other_shards);
     if (r.forgotten != 0)
       std::printf("  memo table at its cap (options::memo_entries): %zu states forgotten, so a graph may have been "
                   "completed more than once\n",

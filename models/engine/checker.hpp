@@ -14,6 +14,7 @@
 //   exploration.cpp     run(): decisions, the DFS / random loop, one execution from start to end
 //   memo.cpp            canonical state hash and the memo table (pruning)
 //   revisit.cpp         the revisit exploration (GenMC style): scripts, backward revisits
+//   revisit_shards.cpp  options::shard_* under revisits: a common start, then the scripts dealt
 //   estimate.cpp        estimate(): random probes down the revisit exploration's tree (Knuth)
 //   symmetry.cpp        symmetry reduction: the state hash under every permutation of a group
 //   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
@@ -523,6 +524,25 @@ class checker {
   bool est_enumerate_ = false;
   std::vector<std::pair<std::size_t, std::size_t>> est_path_;
   std::size_t est_depth_ = 0;
+  // sharded revisit exploration (revisit_shards.cpp; options::shard_*): every shard runs the same
+  // start of the exploration, breadth-first from the root, until the work list first holds
+  // options::shard_scripts scripts (the frontier); those runs are shard 0's, and script k of the
+  // frontier is shard k mod shard_count's. run_revisit() calls these hooks.
+  bool rv_shard_on_ = false;     // this revisit exploration is one shard of several
+  bool rv_shard_dealt_ = false;  // the frontier was reached and dealt: the runs now are this shard's
+  void rv_shards_begin();
+  /// Whether this run's outcome is this shard's own (a failure then may stop the check).
+  bool rv_shard_mine() const noexcept {
+    return !rv_shard_on_ || rv_shard_dealt_ || opt_.shard_index % opt_.shard_count == 0;
+  }
+  /// After each run: before the frontier, the oldest script goes next (breadth-first); at it, the deal.
+  void rv_shards_after_run();
+  /// After the loop: a shard other than 0 that never reached the frontier explored nothing of its
+  /// own; the final graphs are kept for last_revisit_graphs().
+  void rv_shards_end();
+  /// A sharded revisit exploration met, after its deal, something revisit mode does not support:
+  /// the other shards may not have met it, so falling back to the DFS would not partition (a model error).
+  void rv_shards_fallback_error();
 
   // decisions
   std::vector<decision> path_;

@@ -120,7 +120,8 @@ estimate_result checker::estimate(std::size_t probes) {
   if (!rv_unsupported_what_.empty() || rv_unsupported_) {
     out.ok = false;
     out.message = "cannot estimate: " + (rv_unsupported_what_.empty() ? std::string("yield() / spin hints") : rv_unsupported_what_) +
-                  " (revisit mode does not support it)";
+                  (rv_unsupported_what_ == "shards" ? " (the probes estimate the whole exploration: leave the shards out)"
+                                                    : " (revisit mode does not support it)");
   } else if (out.probes > 0) {
     const double n = static_cast<double>(out.probes);
     const auto error = [n](double s, double ss) {

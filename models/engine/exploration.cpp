@@ -177,7 +177,6 @@ result checker::run() {
   revisit_ = chosen == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty();
   rv_unsupported_ = false;
   if (revisit_ && opt_.preemption_bound) rv_unsupported_what_ = "a preemption bound";
-  if (revisit_ && opt_.shard_count > 1) rv_unsupported_what_ = "shards";
   if (revisit_ && !rv_unsupported_what_.empty()) {
     std::fprintf(stderr, "pilfer model: revisit exploration does not support %s; exploring by DFS\n",
                  rv_unsupported_what_.c_str());
@@ -221,6 +220,8 @@ result checker::run() {
     }
   } else if (revisit_ && run_revisit(t0, &exhausted)) {
     // explored by revisits (revisit.cpp)
+  } else if (revisit_ && rv_shard_dealt_) {
+    rv_shards_fallback_error();  // (one shard cannot fall back alone: revisit_shards.cpp)
   } else {
     if (revisit_) {  // the scenario uses something revisit mode does not support: start again by DFS
       std::fprintf(stderr, "pilfer model: revisit exploration does not support %s; exploring by DFS\n",
@@ -386,7 +387,7 @@ checker::outcome checker::run_execution() {
   threads_[0].rng = threads_[0].key;
   while (true) {
     if (over_) break;
-    if (opt_.shard_count > 1 && opt_.how == mode::exhaustive && !replaying_token_ && shard_ < 0 &&
+    if (opt_.shard_count > 1 && opt_.how == mode::exhaustive && !replaying_token_ && !revisit_ && shard_ < 0 &&
         events_.size() >= opt_.shard_depth) {
       // the first state with shard_depth events decides: its canonical hash picks the shard
       const hash128 h = state_hash();
@@ -520,7 +521,7 @@ checker::outcome checker::run_execution() {
     switch_to(t);
   }
   if (!failed_ && !pruned_ && !blocked_ && !other_shard_ && opt_.shard_count > 1 && opt_.how == mode::exhaustive &&
-      !replaying_token_ && shard_ < 0 && opt_.shard_index % opt_.shard_count != 0)
+      !replaying_token_ && !revisit_ && shard_ < 0 && opt_.shard_index % opt_.shard_count != 0)
     other_shard_ = true;  // shorter than shard_depth events: shard 0 takes it
   if (!failed_ && !pruned_ && !blocked_ && !other_shard_) {
     // leak check: everything made must have been destroyed once every thread finished

@@ -9,15 +9,19 @@
 // porf-prefix; mutexes as GenMC's (mutexes.cpp). A scenario using what revisit mode does not
 // support (wait / notify, yield / spin hints, asymmetric fences, await_exchange, observe(),
 // stop_branching(), symmetry groups with
-// options::symmetry, a preemption bound, shards, replay) is explored by the DFS instead, with a
-// one-line note on stderr.
+// options::symmetry, a preemption bound, replay) is explored by the DFS instead, with a one-line
+// note on stderr. Shards (options::shard_*) split a revisit exploration by its tree
+// (revisit_shards.cpp): each final graph is explored by exactly one shard.
 //
 // The process's choice: set_exploration(), or env PILFER_MODEL_EXPLORATION=revisit|dfs (read at
 // each check(); it overrides set_exploration()).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pilfer/model/checker.hpp"
 
@@ -55,5 +59,18 @@ struct revisit_counts {
   std::size_t await_unknown = 0;  // maximality checks that took an await to reject a value it was never asked about
 };
 revisit_counts last_revisit_counts() noexcept;
+
+/// The final graphs (canonical state hashes, sorted) of the last check() that explored by revisits
+/// with the duplicate check on (set_revisit_duplicate_check): complete and blocked ones; empty
+/// without the check. Repeats appear once (their number is revisit_counts::duplicates).
+struct revisit_graphs {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> complete, blocked;
+};
+const revisit_graphs& last_revisit_graphs() noexcept;
+
+/// Self-test only (tests/revisit_shards.cpp): a mutant deal of a sharded revisit exploration in
+/// which every shard also takes the frontier's first script (shard 0's): two shards then explore
+/// the same graphs, and the disjointness check must see it.
+void set_revisit_shard_mutant_overlap(bool on) noexcept;
 
 }  // namespace pilfer::model::engine

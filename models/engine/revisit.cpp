@@ -383,6 +383,7 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
   rv_complete_.clear();
   rv_blocked_.clear();
   rv_check_dups_ = g_duplicate_check || std::getenv("PILFER_MODEL_REVISIT_CHECK") != nullptr;
+  rv_shards_begin();  // options::shard_* (revisit_shards.cpp)
   g_last_counts = revisit_counts{};
   *exhausted = false;
   bool stopped = false;
@@ -419,19 +420,21 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
     }
     if (oc == outcome::pruned) ++res_.pruned;
     if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
-    const bool stop = failed_ && opt_.stop_on_failure;
+    const bool stop = failed_ && opt_.stop_on_failure && rv_shard_mine();
     cleanup_execution();
     ++exec_index_;
     if (stop) {
       stopped = true;
       break;
     }
+    rv_shards_after_run();
     if (opt_.on_progress) report_progress(t0, false, false);
     if (limit != 0 && res_.executions >= limit) {
       stopped = true;
       break;
     }
   }
+  rv_shards_end();
   g_last_counts = revisit_counts{rv_runs_, rv_dup_, complete_dups, rv_invalid_, rv_await_unknown_};
   if (dump != nullptr) std::fclose(dump);
   *exhausted = !stopped && rv_work_.empty();

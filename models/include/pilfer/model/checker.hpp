@@ -94,8 +94,9 @@ enum class mode {
 ///   dfs      the memoised search over interleavings: every feature (the default)
 ///   revisit  GenMC-style: events added in one order, later writes revisit earlier reads; memory
 ///            does not grow with the number of executions. A scenario using what it does not
-///            support (mutexes, wait / notify, yield, asymmetric fences, a preemption bound,
-///            shards, replay, ...) is explored by dfs, with a one-line note on stderr.
+///            support (wait / notify, yield, asymmetric fences, a preemption bound, replay,
+///            ...) is explored by dfs, with a one-line note on stderr. Shards split it exactly
+///            (options::shard_count).
 enum class exploration_mode : std::uint8_t { dfs, revisit };
 
 /// Where a running check stands (options::on_progress).
@@ -136,12 +137,23 @@ struct options {
   /// so memory stays bounded whatever the number of explored states; exploration stays
   /// complete. 0 = no memoisation.
   std::size_t memo_entries = std::size_t{1} << 21;
-  /// Exhaustive mode: explore only shard `shard_index` of `shard_count`. Each execution's first
-  /// state with `shard_depth` events (init writes included) picks the shard by its canonical
-  /// hash, so n processes with indices 0..n-1 together cover the whole space (each complete for
-  /// its part; an execution that never reaches shard_depth events belongs to shard 0). A graph
-  /// reachable through several such states may be explored by more than one shard.
+  /// Exhaustive mode: explore only shard `shard_index` of `shard_count`; n processes with indices
+  /// 0..n-1 together cover the whole space, each complete for its part.
+  /// By the DFS: each execution's first state with `shard_depth` events (init writes included)
+  /// picks the shard by its canonical hash (an execution that never reaches shard_depth events
+  /// belongs to shard 0). A graph reachable through several such states may be explored by more
+  /// than one shard.
+  /// By revisits (exploration_mode::revisit): exact. Every shard makes the same start of the
+  /// exploration, breadth-first, until `shard_scripts` alternatives (scripts) wait; the runs made
+  /// so far are shard 0's, and the k-th waiting alternative is shard k mod shard_count's. Each
+  /// final graph is explored by one shard, the shards' executions and blocked executions add up
+  /// to the whole's, and shard i of n is shards i, i + n, ... of k·n together (models/README.md,
+  /// "Sharding"). A feature revisit mode does not support, met by a shard after that point, is a
+  /// "model error" (that shard alone cannot fall back to the DFS).
   unsigned shard_index = 0, shard_count = 1, shard_depth = 24;
+  /// Revisit shards: the number of waiting scripts at which the shards split (more: a longer common
+  /// start, replayed by every shard, and parts of more even sizes; models/README.md, "Sharding").
+  unsigned shard_scripts = 1024;
   /// Exhaustive mode: use the scenario's symmetric() groups (symmetry reduction). false: every
   /// permutation of their threads is explored, as if none were declared.
   bool symmetry = true;
@@ -175,7 +187,9 @@ struct result {
   std::size_t states = 0;      ///< partial execution graphs visited (not memoised away)
   std::size_t blocked = 0;     ///< executions ended by a failed assume() (not errors)
   std::size_t pruned = 0;      ///< runs cut short: memoised state reached / no consistent choice
-  std::size_t other_shards = 0;  ///< runs cut because their prefix belongs to another shard
+  /// DFS: runs cut because their prefix belongs to another shard. Revisits: alternatives left
+  /// to other shards where they split, and (shards other than 0) the runs made before it.
+  std::size_t other_shards = 0;
   /// States the memo table forgot because it was at its cap (options::memo_entries); while 0
   /// and without a preemption bound, every distinct execution graph was completed exactly once
   /// (`executions` counts graphs). Under a preemption bound the state includes the switches used

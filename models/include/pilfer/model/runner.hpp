@@ -19,7 +19,13 @@
 //                     the scenario's own bound
 //   --replay=TOKEN    re-run the execution a failure printed as `replay: --replay=TOKEN`, with its trace
 //   --weaken=TAG=ORDER  the site tagged TAG runs with the weaker of its order and ORDER (repeatable)
-//   --model=c++20|rc11, --shard=I/N (explore part I of N; N runs together cover the space)
+//   --model=c++20|rc11
+//   --shard=I/N       explore part I of N (0 <= I < N; N runs together cover the space; a shard says
+//                     `complete` for its part, never `proved`). By revisits (PILFER_MODEL_EXPLORATION=
+//                     revisit) the parts are exact: each final graph is explored by one shard and the
+//                     shards' executions add up to the whole's (MC-18; every shard first replays the same
+//                     start, up to options::shard_scripts waiting alternatives). By the DFS a state's hash
+//                     picks its shard, and shards may explore a graph twice (models/README.md, "Sharding")
 //   --executions=N    an execution budget for slow builds (also PILFER_MODEL_EXECUTIONS=N; the option
 //                     wins): random mode samples at most N executions, exhaustive mode stops after N
 //                     complete ones (then `incomplete`, never `proved`); printed when it lowers a bound
