@@ -17,6 +17,7 @@
 //   revisit_shards.cpp  options::shard_* under revisits: a common start, then the scripts dealt
 //   estimate.cpp        estimate(): random probes down the revisit exploration's tree (Knuth)
 //   symmetry.cpp        symmetry reduction: the state hash under every permutation of a group
+//   revisit_symmetry.cpp  symmetry reduction under revisits: GenMC's rule on the graph
 //   fibers.cpp          fibers, context switching, scheduling points, failures and stranding
 //   finishing.cpp       running a cut-short execution's threads to their end
 //   graph.cpp           events: adding / removing them, views (hb), release bookkeeping, hashes
@@ -256,6 +257,20 @@ class checker {
   void rehash_mo(location& l, std::uint32_t gid);                   // commit(): mo chains, loc sums
   hash128 symmetric_state_hash() const;                             // state_hash(): the least over labelings
 
+  // symmetry reduction under revisits (revisit_symmetry.cpp; GenMC's SR): of the graphs that differ
+  // by permuting a group's threads, the revisit exploration keeps those in which no thread's event is
+  // eco-before the event at the same place of an earlier member with the same history so far
+  bool rv_sym_on_ = false;                   // this revisit exploration reduces by symmetry
+  std::vector<std::uint32_t> rv_sym_link_;   // gid -> the earlier member's event its porf-prefix takes in
+  std::size_t rv_sym_pruned_ = 0;            // runs cut because their revisited event was not canonical
+  void rv_sym_added(std::uint32_t gid);      // commit(): the event's link
+  void rv_sym_mark(std::uint32_t gid);       // rv_porf(): the step of gid's link joins the prefix
+  std::uint32_t rv_sym_pending_step();       // rv_conflicts(): the link's step of the running thread's next event
+  std::uint32_t rv_sym_skip(std::uint32_t lid) const;  // read_choose(): a source left to the earlier member
+  bool rv_sym_ok(std::uint32_t gid) const;   // a revisited / alternative event: canonical
+  void rv_sym_cut();                         // ... or not: the run is cut (counted as pruned)
+  void rv_sym_unordered_write();             // a store with a choice of mo position: unsupported if a member runs
+
   // revisit exploration (revisit.cpp). An exploration item is a SCRIPT: a sequence of steps (the
   // thread that runs, by canonical key) and the outcomes of the rf / mo decisions they take (a
   // read's source, a write's mo predecessor, by canonical name), replayed from scratch; then the
@@ -298,7 +313,7 @@ class checker {
   std::uint32_t rv_lookup(const rv_name& n) const noexcept;
   void rv_push_alternative(const rv_name& n);
   void rv_index_events();
-  void rv_porf(std::uint32_t seed1, std::uint32_t seed2);
+  void rv_porf(std::uint32_t seed1, std::uint32_t seed2, std::uint32_t seed3 = none);
   bool rv_build(std::uint32_t r, rv_script& sc, std::uint32_t* r_rank) const;
   void rv_backward(std::uint32_t w);
   void rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p);

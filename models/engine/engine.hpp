@@ -126,6 +126,7 @@ struct mthread {
   std::vector<std::uint64_t> alt_key, alt_ha, alt_hb;
   std::uint64_t sym_key = 0;
   std::uint32_t group_member = none;  // a thread of a symmetric group: its scenario index
+  std::uint32_t sym_pred = none;      // revisit mode with symmetry: the group's previous member's thread
   /// The thread's term of the state hash (memo.cpp) and the inputs it was computed from.
   struct hash_term {
     std::uint64_t key = 0, ha = 0, hb = 0, extra = 0, ry = 0;

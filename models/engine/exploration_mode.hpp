@@ -8,9 +8,10 @@
 // the graph, and every new write also revisits the earlier reads of its location outside its
 // porf-prefix; mutexes as GenMC's (mutexes.cpp). A scenario using what revisit mode does not
 // support (wait / notify, yield / spin hints, asymmetric fences, await_exchange, observe(),
-// stop_branching(), symmetry groups with
-// options::symmetry, a preemption bound, replay) is explored by the DFS instead, with a one-line
-// note on stderr. Shards (options::shard_*) split a revisit exploration by its tree
+// stop_branching(), a preemption bound, replay; symmetry groups with options::symmetry where a
+// store has a choice of mo position) is explored by the DFS instead, with a one-line note on
+// stderr. Symmetry groups are reduced by GenMC's rule (revisit_symmetry.cpp). Shards
+// (options::shard_*) split a revisit exploration by its tree
 // (revisit_shards.cpp): each final graph is explored by exactly one shard.
 //
 // The process's choice: set_exploration(), or env PILFER_MODEL_EXPLORATION=revisit|dfs (read at
@@ -46,8 +47,21 @@ void set_revisit_mutant_no_maximality(bool on) noexcept;
 /// is lost, and the mutex tests must see it.
 void set_revisit_mutant_lock_reads_locked(bool on) noexcept;
 
+/// Self-test only (tests/revisit_symmetry.cpp): a mutant symmetry rule for revisit mode that also
+/// prunes a tie (two members' accesses at the same place, neither eco-before the other): graphs, and
+/// the failures only they reach, are lost, and the test must see it.
+void set_revisit_symmetry_mutant_prune_ties(bool on) noexcept;
+/// Self-test only: off, revisit mode declares the symmetric groups but prunes nothing (every
+/// permutation is explored); with the duplicate check on, the final graphs are then compared up to a
+/// permutation (see set_revisit_duplicate_check), so their distinct number is the DFS's with symmetry.
+void set_revisit_symmetry_rule(bool on) noexcept;
+bool revisit_symmetry_rule() noexcept;
+
 /// Debug cross-check of revisit mode's optimality: remember every final graph (canonical hash)
-/// and count those reached again (env PILFER_MODEL_REVISIT_CHECK=1 does the same). The counts in
+/// and count those reached again (env PILFER_MODEL_REVISIT_CHECK=1 does the same). With symmetric
+/// groups and options::symmetry the hash is the least over the groups' permutations (symmetry.cpp):
+/// a graph counts as reached again when a relabeling of it was (the rule keeps more than one graph
+/// of some relabelings: models/README.md). The counts in
 /// the result are the same either way: they never depend on these sets.
 void set_revisit_duplicate_check(bool on) noexcept;
 /// What the last check() that explored by revisits did.

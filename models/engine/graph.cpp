@@ -122,6 +122,7 @@ void checker::commit(std::uint32_t gid) {
   if (e.sc) {
     if (psc_.size() < sc_nodes_.size()) psc_.resize(sc_nodes_.size());
   }
+  if (rv_sym_on_) rv_sym_added(gid);  // revisit mode's symmetry: the prefix the event takes in (revisit_symmetry.cpp)
 }
 
 }  // namespace pilfer::model::engine

@@ -124,11 +124,12 @@ void checker::rv_index_events() {
 /// rv_mark_[s] = 1 for the steps of the porf-prefix of the seed steps: the thread's earlier steps
 /// (its first step follows the step that spawned it), the steps of the writes its events read, and
 /// for a join the joined thread's last step.
-void checker::rv_porf(std::uint32_t seed1, std::uint32_t seed2) {
+void checker::rv_porf(std::uint32_t seed1, std::uint32_t seed2, std::uint32_t seed3) {
   const auto n = static_cast<std::uint32_t>(rv_rec_.steps.size());
   rv_mark_.assign(n, 0);
   if (seed1 != none) rv_mark_[seed1] = 1;
   if (seed2 != none) rv_mark_[seed2] = 1;
+  if (seed3 != none) rv_mark_[seed3] = 1;
   for (std::uint32_t s = n; s-- > 0;) {
     if (rv_mark_[s] == 0) continue;
     if (rv_step_prev_[s] != none) rv_mark_[rv_step_prev_[s]] = 1;
@@ -138,6 +139,7 @@ void checker::rv_porf(std::uint32_t seed1, std::uint32_t seed2) {
       if (e.rd && e.rf != none) rv_mark_[rv_evstep_[e.rf]] = 1;
       if (e.kind == ek::join && e.other != none && !threads_[e.other].events.empty())
         rv_mark_[rv_evstep_[threads_[e.other].events.back()]] = 1;
+      if (rv_sym_on_) rv_sym_mark(gi);  // symmetry: an earlier member's prefix (revisit_symmetry.cpp)
     }
   }
 }
@@ -296,7 +298,7 @@ void checker::rv_backward(std::uint32_t w) {
 void checker::rv_conflicts(std::uint32_t lid, std::uint32_t s, std::uint32_t p) {
   rv_index_events();
   const auto cur_step = static_cast<std::uint32_t>(rv_rec_.steps.size() - 1);
-  rv_porf(rv_step_prev_[cur_step], rv_evstep_[s]);
+  rv_porf(rv_step_prev_[cur_step], rv_evstep_[s], rv_sym_on_ ? rv_sym_pending_step() : none);
   if (rv_mark_[rv_evstep_[p]] != 0 || rv_rec_.steps[rv_evstep_[p]].settled) return;
   const location& l = locs_[lid];
   const rv_name u{threads_[cur_].key, static_cast<std::uint32_t>(threads_[cur_].events.size())};

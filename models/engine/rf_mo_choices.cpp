@@ -82,6 +82,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   std::uint32_t fast = 0;
   bool rv_new = false;  // revisit mode: a decision beyond the script (or its last): the RMW write revisits
   bool rv_max = true;   // revisit mode: the decision took its first choice (TruSt's "added maximally")
+  bool rv_sym_check = false;  // revisit mode: the script's last outcome, checked against symmetry once added
   if (revisit_) {
     std::uint32_t forced = none;  // a scripted source
     bool validate = true;
@@ -95,6 +96,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       const rv_name nm = rv_cur_.outs[rv_oi_];
       validate = rv_cur_.validate_from != none && rv_oi_ >= rv_cur_.validate_from;
       rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size() && !rv_cur_.quiet_last;
+      rv_sym_check = rv_new && rv_sym_on_;
       rv_max = nm.max;
       ++rv_oi_;
       rv_rec_.outs.push_back(nm);
@@ -119,7 +121,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       cands.clear();
       std::vector<std::uint32_t>& conflicts = scratch_aux_;  // mo positions of sources another RMW reads
       conflicts.clear();
+      // symmetry (revisit_symmetry.cpp): a source the group's previous member's RMW read here is left to it
+      const std::uint32_t sym_skip = rv_sym_on_ && forced == none ? rv_sym_skip(lid) : none;
       for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
+        if (l.mo[p] == sym_skip) continue;
         if (a && a->accept && !await_accepts(a->accept, a->accept_ctx, l, l.mo[p])) continue;
         const bool becomes_rmw = rmw_from(p);
         if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) {
@@ -253,6 +258,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
                                    l.file + ":" + std::to_string(l.line) + ") before any store, at " + r.file + ":" +
                                    std::to_string(r.line));
+  if (rv_sym_check && !rv_sym_ok(gid)) rv_sym_cut();  // (after its own revisits, as GenMC checks a revisit)
   return gid;
 }
 
@@ -271,6 +277,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
   std::uint32_t fastp = 0;
   bool rv_new = false;
   bool rv_max = true;  // revisit mode: the write took its first choice (the newest consistent mo position)
+  bool rv_sym_check = false;  // revisit mode: the script's last outcome, checked against symmetry once added
   if (revisit_ && rv_in_script()) {  // revisit mode: the scripted mo predecessor
     if (rv_oi_ >= rv_oend_) {
       ++rv_invalid_;
@@ -279,6 +286,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     }
     const rv_name nm = rv_cur_.outs[rv_oi_];
     rv_new = rv_si_ == rv_cur_.steps.size() && rv_oi_ + 1 == rv_cur_.outs.size();
+    rv_sym_check = rv_new && rv_sym_on_;
     rv_max = nm.max;
     ++rv_oi_;
     rv_rec_.outs.push_back(nm);
@@ -320,6 +328,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     cut_here();
     return none;
   }
+  if (rv_sym_on_ && positions.size() > 1) rv_sym_unordered_write();  // (revisit_symmetry.cpp: the DFS instead)
   std::uint32_t p = 0;
   if (revisit_) {
     p = good[0];
@@ -342,6 +351,7 @@ std::uint32_t checker::write_choose(event proto, std::uint32_t lid) {
     rv_backward(gid);
     rv_decided(true);
   }
+  if (rv_sym_check && !rv_sym_ok(gid)) rv_sym_cut();  // (after its own revisits, as GenMC checks a revisit)
   return gid;
 }
 

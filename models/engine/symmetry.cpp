@@ -23,6 +23,7 @@
 // make main's history tell every permutation apart. (A member's view of main differs only by those
 // spawn events, which no read, race check or psc edge involves.)
 #include "checker.hpp"
+#include "exploration_mode.hpp"
 
 #include <algorithm>
 #include <string>
@@ -110,7 +111,11 @@ void checker::start_symmetry(const scenario& s) {
       alt_perms_.erase(alt_perms_.begin());  // the identity is the threads' own labeling
     }
   }
-  if (revisit_ && !alt_perms_.empty() && live()) rv_unsupported("symmetry reduction (options::symmetry = false explores every permutation by revisits)");
+  // Revisit mode hashes no state: its own rule prunes relabeled graphs instead
+  // (revisit_symmetry.cpp), and the threads need only their group's order.
+  // (with the duplicate check on, the final graphs are hashed up to a permutation, as the DFS's states)
+  rv_sym_on_ = revisit_ && opt_.symmetry && !sym_groups_.empty() && revisit_symmetry_rule();
+  if (revisit_ && !rv_check_dups_) return;
   if (alt_perms_.empty() || finishing_) return;
   // Until now every labeling agrees: only the main thread (and what it made) exists.
   alt_active_ = true;
@@ -150,6 +155,17 @@ void checker::label_spawned(mthread& child, const mthread& parent) const {
   // A thread of a declared group is named by its group's least body whether symmetry is on or off
   // (and in random mode): random() is seeded from sym_key, so it must not tell the group apart.
   if (member) child.sym_key = combine(parent.sym_key, birth - (body - first));
+  if (member && rv_sym_on_) {  // revisit mode: the member's place in its group (revisit_symmetry.cpp)
+    child.group_member = body;
+    std::uint32_t prev = none;  // the group's previous body
+    for (const auto& grp : sym_groups_)
+      for (const unsigned b : grp.bodies)
+        if (std::find(grp.bodies.begin(), grp.bodies.end(), body) != grp.bodies.end() && b < body &&
+            (prev == none || b > prev))
+          prev = b;
+    for (std::uint32_t t = 0; t < threads_.size() && prev != none; ++t)
+      if (threads_[t].group_member == prev && threads_[t].parent == 0) child.sym_pred = t;
+  }
   if (!alt_active_) return;
   const std::size_t n = alt_perms_.size();
   child.alt_key.resize(n);

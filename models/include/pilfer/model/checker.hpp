@@ -320,7 +320,7 @@ struct estimate_result {
 /// random probes seeded by `o.seed` (o.model, o.max_steps, o.weaken, o.symmetry and o.stack_size
 /// apply; o.how, o.exploration, o.max_executions are ignored: the probes explore by revisits whatever
 /// the process's default). A scenario using what revisit mode does not support (mutexes, wait /
-/// notify, yield, symmetry groups with o.symmetry, a preemption bound, shards, ...) gives ok = false
+/// notify, yield, a preemption bound, shards, ...) gives ok = false
 /// and "cannot estimate: <feature>", never a number. Never throws for a failing scenario.
 estimate_result estimate(std::function<std::unique_ptr<scenario>()> make, const options& o = {},
                          std::size_t probes = 1000);
