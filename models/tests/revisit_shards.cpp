@@ -11,7 +11,9 @@
 //         unsharded exploration's, and so are their outcomes. The same (i, n) gives the same part
 //         twice; shard i of 2 is shards i and i + 2 of 4 together (the frontier does not depend on
 //         n). A mutant deal in which every shard also takes shard 0's first script is caught by
-//         the disjointness check. estimate() still refuses shards ("cannot estimate: shards").
+//         the disjointness check. estimate() still refuses shards ("cannot estimate: shards"). A
+//         notify (unsupported by revisits) met only in a dealt script is a model error in that shard;
+//         met before the split, every shard falls back to the DFS alike.
 // @verifies MC-18
 #include "../clients/client.hpp"
 #include "../engine/exploration_mode.hpp"
@@ -53,6 +55,21 @@ struct wwmerge1 : scenario {
     }
   }
   void after() override { record({ra, rb, rc}); }
+};
+
+/// t1 notifies (which revisit mode does not support) only when its load reads `when`: in one of the
+/// two programs only a script the shards deal reaches it.
+template <int When>
+struct notify_if : scenario {
+  S::atomic<int> x{0};
+  notify_if() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(1, PILFER_SITE("t.x", relaxed));
+    } else if (x.load(PILFER_SITE("t.r", relaxed)) == When) {
+      x.notify_one();
+    }
+  }
 };
 
 /// One revisit check: its result, outcomes and final graphs.
@@ -277,6 +294,30 @@ int main() {
     t.expect(same == tried, "the same shard twice: the same graphs", cat(std::to_string(same), " of ", std::to_string(tried)));
     t.expect(nested == tried, "shard i of 2 is shards i and i + 2 of 4 together",
              cat(std::to_string(nested), " of ", std::to_string(tried)));
+  }
+
+  {  // what revisit mode does not support, met after the split: a model error, never one shard by the DFS
+    int after = 0, alike = 0;
+    std::string seen;
+    const auto variant = [&](const maker& make) {
+      options o;
+      o.exploration = exploration_mode::revisit;
+      o.shard_count = 2;
+      o.shard_scripts = 1;
+      const result a = (o.shard_index = 0, check(make, o));
+      const result b = (o.shard_index = 1, check(make, o));
+      const auto split_error = [](const result& r) {
+        return !r.ok && r.kind == "model error" && r.message.find("cannot fall back") != std::string::npos;
+      };
+      if (split_error(a) != split_error(b)) ++after;  // the shard whose script met it, alone
+      else if (a.ok && b.ok && a.executions + b.executions == 2) ++alike;  // met before the split: both by the DFS
+      seen += cat("[", a.summary(), " ", a.message, "] [", b.summary(), " ", b.message, "] ");
+    };
+    variant([] { return std::make_unique<notify_if<0>>(); });
+    variant([] { return std::make_unique<notify_if<1>>(); });
+    t.expect(after == 1 && alike == 1,
+             "notify met after the split: that shard's check is a model error; met before it, every shard falls back alike",
+             seen);
   }
 
   {  // estimate() does not split by shards
