@@ -42,6 +42,11 @@ void set_revisit_mutant_no_backward(bool on) noexcept;
 /// Self-test only: a mutant revisit mode without the maximality condition (every revisit is made);
 /// the optimality checks must see it reach graphs more than once.
 void set_revisit_mutant_no_maximality(bool on) noexcept;
+/// Self-test only: a revisit exploration stops after this many runs (0: no cap), as at
+/// options::max_executions (result::complete false). max_executions counts complete executions
+/// only; without the maximality condition revisits may cycle through runs that all end blocked or
+/// failed (a deadlocking random program, models/README.md), and only this cap stops them.
+void set_revisit_run_cap(std::size_t runs) noexcept;
 /// Self-test only: a mutant revisit mode whose lock may read a locked value (a lock revisited by
 /// another thread's lock reads it and goes on, instead of waiting for an unlock): mutual exclusion
 /// is lost, and the mutex tests must see it.

@@ -55,7 +55,10 @@ revisit_counts g_last_counts;     // last_revisit_counts()
 // PILFER_MODEL_REVISIT_ALL=1 or set_revisit_mutant_no_maximality(): every revisit, no maximality
 // condition (a graph may then be counted more than once; for comparison and the self-test)
 bool g_no_maximality = std::getenv("PILFER_MODEL_REVISIT_ALL") != nullptr;
+std::size_t g_run_cap = 0;  // set_revisit_run_cap()
 }  // namespace
+
+void set_revisit_run_cap(std::size_t runs) noexcept { g_run_cap = runs; }
 
 void set_revisit_mutant_no_backward(bool on) noexcept { g_mutant_no_backward = on; }
 void set_revisit_mutant_no_maximality(bool on) noexcept { g_no_maximality = on; }
@@ -432,6 +435,12 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
     rv_shards_after_run();
     if (opt_.on_progress) report_progress(t0, false, false);
     if (limit != 0 && res_.executions >= limit) {
+      stopped = true;
+      break;
+    }
+    // (runs, not executions: runs that end blocked or failed are not executions, and without the
+    // maximality condition revisits may go round in a cycle of them for ever)
+    if (g_run_cap != 0 && rv_runs_ >= g_run_cap) {
       stopped = true;
       break;
     }

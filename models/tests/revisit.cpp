@@ -11,7 +11,11 @@
 //         fails, naming the seed and the program (unless a maximality check met an await and a value
 //         its predicate was never asked about, `await_unknown`: such repeats are reported only).
 //         A mutant without backward revisits loses outcomes on some of them; one without the
-//         maximality condition reaches graphs twice (3 CAS incrementers, and random programs).
+//         maximality condition reaches graphs twice (3 CAS incrementers, and random programs) and
+//         may revisit in a cycle for ever (two fetch_adds and a store between them; with an await
+//         no store satisfies every run deadlocks, so max_executions never stops it): a revisit
+//         check stops at a run cap (set_revisit_run_cap), and a random program cut there is
+//         counted and reported as not compared (a cut without a mutant fails, naming the program).
 //         options::exploration picks the mode per check() (over the process's choice and the
 //         environment); a misspelt PILFER_MODEL_EXPLORATION is a model error, never the other mode.
 //         Mutexes (lock, try_lock, unlock) as GenMC's: counters under a lock and lock + try_lock take
@@ -24,6 +28,7 @@
 #include "random_programs.hpp"
 #include "test_util.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <pilfer/testing/seed.hpp>
@@ -113,6 +118,26 @@ struct revisited_read_not_maximal : scenario {
     }
   }
   void after() override { record({a, d}); }
+};
+
+/// Two relaxed fetch_adds and a store between them: the smallest program found on which the mutant
+/// without the maximality condition revisits in a cycle (the same three scripts follow one another
+/// for ever). With `wait`, t2 then awaits a 1 no store writes: every execution deadlocks, none is
+/// complete, so options::max_executions never stops that mutant. Reduced from the program on which
+/// model.revisit hung with seed 12569554439731198312 (the mutant's random programs, cut at 2000
+/// executions, ran for ever).
+struct rmw_store_rmw : scenario {
+  S::atomic<int> x{0};
+  bool wait;
+  explicit rmw_store_rmw(bool w) : scenario(3), wait(w) {}
+  void thread(unsigned i) override {
+    if (i == 1) {
+      x.store(0, PILFER_SITE("t.store", relaxed));
+      return;
+    }
+    (void)x.fetch_add(0, PILFER_SITE("t.add", relaxed));
+    if (i == 2 && wait) (void)x.await([](int v) { return v == 1; }, PILFER_SITE("t.await", relaxed));
+  }
 };
 
 // --- mutexes (MC-6, MC-16) ------------------------------------------------------------------
@@ -268,17 +293,21 @@ program random_program_for(std::mt19937_64& rng, bool mutexes) {
 
 /// What differential() saw over its programs.
 struct tally {
-  int mismatches = 0;  // programs whose outcomes, verdicts or graphs differ (same() false)
+  int mismatches = 0;  // programs whose outcomes, verdicts or graphs differ (same() false), cut ones aside
+  int cut = 0;         // programs whose revisit check stopped at the run cap: not compared
   int repeating = 0;   // programs with a final graph reached twice and no await_unknown check
   std::size_t execs = 0, await_unknown = 0, repeats = 0;
   std::size_t unknown_repeats = 0;  // repeats in programs with an await_unknown check (reported only)
+  std::size_t max_runs = 0;         // the most runs one revisit check made (against the run cap)
 };
 
 std::string show_tally(const tally& c) {
-  return cat(std::to_string(c.mismatches), " mismatches; ", std::to_string(c.execs), " executions; ", std::to_string(c.repeats),
+  return cat(std::to_string(c.mismatches), " mismatches; ", std::to_string(c.cut), " programs cut at the run cap (not compared); ",
+             std::to_string(c.execs), " executions; ", std::to_string(c.repeats),
              " final graphs reached twice (", std::to_string(c.repeating), " programs with repeats and no await_unknown check, ",
              std::to_string(c.unknown_repeats), " repeats in programs with one); ", std::to_string(c.await_unknown),
-             " maximality checks met an await and a value it was not asked about");
+             " maximality checks met an await and a value it was not asked about; at most ", std::to_string(c.max_runs),
+             " runs in one revisit check");
 }
 
 /// Runs `programs` random programs under both modes. With `expect_same`, each program that differs
@@ -286,10 +315,16 @@ std::string show_tally(const tally& c) {
 /// and the program), except a repeat in a program where a maximality check met an await and a value
 /// its predicate was never asked about (`await_unknown`: a known possible source, counted only).
 /// `mutexes`: with critical sections (lock, try_lock, nested locks) among the operations; `cap`:
-/// options::max_executions (0 = none; a mutant that makes every revisit may explode).
-tally differential(runner& t, std::uint64_t seed, int programs, bool expect_same, bool mutexes = false, std::size_t cap = 0) {
+/// options::max_executions (0 = none; a mutant that makes every revisit may explode). `run_cap`:
+/// each revisit check stops after that many runs (set_revisit_run_cap; runs that end blocked or
+/// deadlocked are no executions, and a mutant may revisit in a cycle of them for ever). A program cut
+/// there is not compared: counted in `cut`; with `expect_same` it fails (the revisit mode should
+/// end far below: a stall), naming the seed and the program.
+tally differential(runner& t, std::uint64_t seed, int programs, bool expect_same, bool mutexes = false, std::size_t cap = 0,
+                   std::size_t run_cap = 50000) {
   std::mt19937_64 rng(seed);
   tally c;
+  eng::set_revisit_run_cap(run_cap);
   for (int i = 0; i < programs; ++i) {
     program p = random_program_for(rng, mutexes);
     current = &p;
@@ -303,8 +338,12 @@ tally differential(runner& t, std::uint64_t seed, int programs, bool expect_same
     c.execs += r.dfs.executions;
     c.await_unknown += r.counts.await_unknown;
     c.repeats += r.counts.duplicates;
+    c.max_runs = std::max(c.max_runs, r.counts.runs);
     const std::string which = cat("program ", std::to_string(i), " (seed ", std::to_string(seed), "): ", describe(p));
-    if (!same(r) && ++c.mismatches <= 3 && expect_same) t.expect(false, which, show_pair(r));
+    if (run_cap != 0 && !r.rv.complete && r.counts.runs >= run_cap) {  // cut: not compared (its repeats count)
+      if (++c.cut <= 3 && expect_same)
+        t.expect(false, cat(which, ": the revisit check did not end within ", std::to_string(run_cap), " runs"), show_pair(r));
+    } else if (!same(r) && ++c.mismatches <= 3 && expect_same) t.expect(false, which, show_pair(r));
     if (r.counts.duplicates == 0) continue;
     if (r.counts.await_unknown > 0) {
       c.unknown_repeats += r.counts.duplicates;
@@ -313,6 +352,7 @@ tally differential(runner& t, std::uint64_t seed, int programs, bool expect_same
     }
   }
   current = nullptr;
+  eng::set_revisit_run_cap(0);
   return c;
 }
 
@@ -351,6 +391,31 @@ int main() {
     t.expect(r.counts.duplicates > 0 && !optimal(r),
              "a revisit mode without the maximality condition is caught (3 CAS incrementers: graphs reached twice)",
              show_pair(r));
+  }
+  {  // MC-16: that mutant revisits in a cycle; a run cap stops it where max_executions cannot
+    eng::set_revisit_mutant_no_maximality(true);
+    eng::set_revisit_run_cap(1000);
+    options all = o;
+    all.stop_on_failure = false;
+    all.max_executions = 100;
+    const run_pair c = both([] { return std::make_unique<rmw_store_rmw>(false); }, all);
+    const run_pair d = both([] { return std::make_unique<rmw_store_rmw>(true); }, all);
+    eng::set_revisit_run_cap(0);
+    eng::set_revisit_mutant_no_maximality(false);
+    t.expect(!c.rv.complete && c.rv.executions == 100 && c.counts.duplicates > 0,
+             "without the maximality condition, fetch_add / store / fetch_add revisits in a cycle (stopped at max_executions, graphs repeated)",
+             show_pair(c));
+    t.expect(!d.rv.complete && d.counts.runs == 1000 && d.rv.executions == 0 && d.dfs.kind == "deadlock",
+             "without the maximality condition, the same with an await that never succeeds cycles through deadlocked runs: "
+             "max_executions never stops it, the run cap does (1000 runs, incomplete)",
+             show_pair(d));
+    // and the revisit mode proper ends on both: one run per graph, as the DFS
+    const run_pair a = both([] { return std::make_unique<rmw_store_rmw>(false); }, all);
+    t.expect(same(a) && optimal(a) && a.rv.executions == 6,
+             "fetch_add / store / fetch_add: 6 graphs, one revisit run each, as the DFS", show_pair(a));
+    const run_pair b = both([] { return std::make_unique<rmw_store_rmw>(true); }, all);
+    t.expect(same(b) && b.rv.kind == "deadlock" && b.counts.duplicates == 0 && b.counts.runs <= 6,
+             "fetch_add / store / fetch_add and an await that never succeeds: deadlock in both, the revisit check ends", show_pair(b));
   }
   {
     const run_pair r = both([] { return std::make_unique<await_exchange_vs_rmw>(); }, o);
@@ -434,27 +499,29 @@ int main() {
   // MC-16: no graph lost and none reached twice (a repeat where an await predicate was never asked
   // about a value, await_unknown, is reported, not failed: README "Left to do")
   const tally plain = differential(t, seed, programs, true);
-  t.expect(plain.mismatches == 0 && plain.repeating == 0,
+  t.expect(plain.mismatches == 0 && plain.repeating == 0 && plain.cut == 0,
            cat(std::to_string(programs), " random programs: the same outcomes, verdicts and executions by revisits and by the DFS,",
                " each final graph reached once"),
            show_tally(plain));
 
   // with mutexes: critical sections under lock / try_lock, nested locks that may deadlock
   const tally locked = differential(t, seed, programs, true, true);
-  t.expect(locked.mismatches == 0 && locked.repeating == 0,
+  t.expect(locked.mismatches == 0 && locked.repeating == 0 && locked.cut == 0,
            cat(std::to_string(programs), " random programs with mutexes: the same outcomes, verdicts and executions by revisits and by the DFS,",
                " each final graph reached once"),
            show_tally(locked));
   eng::set_revisit_mutant_lock_reads_locked(true);
-  const int llost = differential(t, seed, programs, false, true).mismatches;
+  const tally lmut = differential(t, seed, programs, false, true);
   eng::set_revisit_mutant_lock_reads_locked(false);
-  t.expect(llost > 0, "a revisit mode whose lock may read a locked value is caught (random programs with mutexes that differ)",
-           cat(std::to_string(llost), " of ", std::to_string(programs)));
+  t.expect(lmut.mismatches > 0, "a revisit mode whose lock may read a locked value is caught (random programs with mutexes that differ)",
+           cat(std::to_string(lmut.mismatches), " of ", std::to_string(programs), " (", std::to_string(lmut.cut),
+               " cut at the run cap, not compared)"));
 
   // the mutant without the maximality condition: no graph lost, but random programs repeat graphs
   eng::set_revisit_mutant_no_maximality(true);
-  // (its first 40 programs, each cut at 2000 executions: without the condition revisits multiply)
-  const tally nomax = differential(t, seed, 40, false, false, 2000);
+  // (its first 40 programs, each cut at 2000 executions and 4000 runs: without the condition
+  // revisits multiply, and may go round a cycle of runs that are no executions: rmw_store_rmw)
+  const tally nomax = differential(t, seed, 40, false, false, 2000, 4000);
   eng::set_revisit_mutant_no_maximality(false);
   t.expect(nomax.repeating > 0,
            "a revisit mode without the maximality condition is caught by the random programs (programs that repeat graphs)",
@@ -462,9 +529,10 @@ int main() {
 
   // the mutant: writes make no backward revisits
   eng::set_revisit_mutant_no_backward(true);
-  const int lost = differential(t, seed, programs, false).mismatches;
+  const tally nob = differential(t, seed, programs, false);
   eng::set_revisit_mutant_no_backward(false);
-  t.expect(lost > 0, "a revisit mode without backward revisits is caught (programs that differ)",
-           cat(std::to_string(lost), " of ", std::to_string(programs)));
+  t.expect(nob.mismatches > 0, "a revisit mode without backward revisits is caught (programs that differ)",
+           cat(std::to_string(nob.mismatches), " of ", std::to_string(programs), " (", std::to_string(nob.cut),
+               " cut at the run cap, not compared)"));
   return t.done();
 }
