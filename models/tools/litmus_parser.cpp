@@ -218,41 +218,59 @@ class lexer {
 
 // ---------------------------------------------------------------- parser
 
+/// Integer type names with a width of their own: C11 <stdatomic.h>'s atomic typedefs and the
+/// <stdint.h> / <stddef.h> / <uchar.h> types they name, as on x86-64 LP64 with glibc (long and
+/// pointers 64 bits; int_fast16_t and int_fast32_t are long). char is signed there.
+struct declared_width {
+  int bits = 0;
+  bool is_unsigned = false;
+};
+const std::map<std::string, declared_width>& fixed_width_types() {
+  static const std::map<std::string, declared_width> fixed = [] {
+    std::map<std::string, declared_width> m = {
+        {"atomic_char", {8, false}},       {"atomic_schar", {8, false}},     {"atomic_uchar", {8, true}},
+        {"atomic_short", {16, false}},     {"atomic_ushort", {16, true}},    {"atomic_int", {32, false}},
+        {"atomic_uint", {32, true}},       {"atomic_long", {64, false}},     {"atomic_ulong", {64, true}},
+        {"atomic_llong", {64, false}},     {"atomic_ullong", {64, true}},    {"intptr_t", {64, false}},
+        {"uintptr_t", {64, true}},         {"size_t", {64, true}},           {"ptrdiff_t", {64, false}},
+        {"intmax_t", {64, false}},         {"uintmax_t", {64, true}},        {"char16_t", {16, true}},
+        {"char32_t", {32, true}}};
+    for (int b : {8, 16, 32, 64}) {
+      const std::string n = std::to_string(b);
+      const int fast = b == 8 ? 8 : 64;
+      for (const auto& [prefix, bits] : {std::pair<std::string, int>{"int" + n, b},
+                                         {"int_least" + n, b}, {"int_fast" + n, fast}}) {
+        m[prefix + "_t"] = {bits, false};
+        m["u" + prefix + "_t"] = {bits, true};
+      }
+    }
+    // atomic_T for every T above that is not itself an atomic typedef
+    std::vector<std::pair<std::string, declared_width>> plain;
+    for (const auto& [k, w] : m)
+      if (k.rfind("atomic_", 0) != 0) plain.emplace_back("atomic_" + k, w);
+    m.insert(plain.begin(), plain.end());
+    return m;
+  }();
+  return fixed;
+}
+
 bool is_type_word(const std::string& s) {
   static const std::set<std::string> words = {
       "int", "long", "short", "char", "unsigned", "signed", "volatile", "const",
-      "_Atomic", "atomic_int", "atomic_uint", "atomic_long", "atomic_ulong", "atomic_llong",
-      "atomic_ullong", "atomic_short", "atomic_ushort", "atomic_char", "atomic_bool",
-      "atomic_intptr_t", "atomic_uintptr_t", "atomic_size_t", "intptr_t", "uintptr_t",
-      "size_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-      "uint64_t", "bool", "_Bool", "__int128_t", "__int128", "__uint128_t", "__uint128"};
-  return words.count(s) != 0;
+      "_Atomic", "atomic_bool", "bool", "_Bool", "__int128_t", "__int128", "__uint128_t", "__uint128"};
+  return words.count(s) != 0 || fixed_width_types().count(s) != 0;
 }
 bool is_atomic_type_word(const std::string& s) {
   return s == "_Atomic" || s.rfind("atomic_", 0) == 0;
 }
 
 /// The width a declaration's type words give a location (bits 0: they name none, e.g. `bool`).
-struct declared_width {
-  int bits = 0;
-  bool is_unsigned = false;
-};
 declared_width width_of(const std::vector<std::string>& words) {
-  static const std::map<std::string, declared_width> fixed = {
-      {"int8_t", {8, false}},           {"uint8_t", {8, true}},          {"atomic_char", {8, false}},
-      {"atomic_schar", {8, false}},     {"atomic_uchar", {8, true}},     {"int16_t", {16, false}},
-      {"uint16_t", {16, true}},         {"atomic_short", {16, false}},   {"atomic_ushort", {16, true}},
-      {"int32_t", {32, false}},         {"uint32_t", {32, true}},        {"atomic_int", {32, false}},
-      {"atomic_uint", {32, true}},      {"int64_t", {64, false}},        {"uint64_t", {64, true}},
-      {"atomic_long", {64, false}},     {"atomic_ulong", {64, true}},    {"atomic_llong", {64, false}},
-      {"atomic_ullong", {64, true}},    {"intptr_t", {64, false}},       {"uintptr_t", {64, true}},
-      {"atomic_intptr_t", {64, false}}, {"atomic_uintptr_t", {64, true}}, {"size_t", {64, true}},
-      {"atomic_size_t", {64, true}}};
   declared_width w;
   int size_word = 0;  // char / short / long: they size `int`
   bool int_like = false, is_unsigned = false;
   for (const auto& s : words) {
-    if (auto f = fixed.find(s); f != fixed.end()) return f->second;
+    if (auto f = fixed_width_types().find(s); f != fixed_width_types().end()) return f->second;
     if (s == "char") size_word = 8;
     else if (s == "short") size_word = 16;
     else if (s == "long") size_word = 64;
@@ -321,6 +339,22 @@ class parser {
       if (toks_.empty()) throw parse_error(1, 1, std::string("cannot parse: ") + e.what());
       fail(std::string("cannot parse: ") + e.what());
     }
+  }
+
+  /// One type word at cur(), appended to `words`; `_Atomic(T)` (the specifier form) appends
+  /// `_Atomic` and T's words.
+  void take_type_word(std::vector<std::string>& words) {
+    words.push_back(next().text);
+    if (words.back() == "_Atomic" && is_punct("(")) {
+      next();
+      while (cur().k == token::kind::ident && is_type_word(cur().text) && cur().text != "_Atomic")
+        words.push_back(next().text);
+      expect(")");
+    }
+  }
+  void skip_type_words() {
+    std::vector<std::string> words;
+    while (cur().k == token::kind::ident && is_type_word(cur().text)) take_type_word(words);
   }
 
   program run() {
@@ -491,7 +525,7 @@ class parser {
                 peek_tok().text == ":"))) {
         atomic = atomic || is_atomic_type_word(cur().text);
         typed = true;
-        words.push_back(next().text);
+        take_type_word(words);
       }
       while (accept("*")) {}
       // Register initialisation: 0:r0=1 or P0:r0=1.
@@ -596,7 +630,7 @@ class parser {
         while (cur().k == token::kind::ident && is_type_word(cur().text)) {
           atomic = atomic || is_atomic_type_word(cur().text);
           typed = true;
-          words.push_back(next().text);
+          take_type_word(words);
         }
         if (!typed) fail("expected a parameter type such as 'atomic_int*'");
         if (!accept("*")) fail("parameters must be pointers ('atomic_int* x')");
@@ -708,7 +742,7 @@ class parser {
       return;
     }
     if (cur().k == token::kind::ident && is_type_word(cur().text)) {
-      while (cur().k == token::kind::ident && is_type_word(cur().text)) next();
+      skip_type_words();
       for (;;) {
         const token nt = cur();
         const std::string n = expect_ident("a variable name");
@@ -1047,7 +1081,7 @@ class parser {
     if (accept("(")) {
       // Casts like (int) are skipped.
       if (cur().k == token::kind::ident && is_type_word(cur().text)) {
-        while (cur().k == token::kind::ident && is_type_word(cur().text)) next();
+        skip_type_words();
         expect(")");
         return read_unary();
       }
@@ -1487,7 +1521,7 @@ class parser {
       std::vector<std::string> words;
       while (cur().k == token::kind::ident && is_type_word(cur().text)) {
         atomic = atomic || is_atomic_type_word(cur().text);
-        words.push_back(next().text);
+        take_type_word(words);
       }
       for (;;) {
         const token nt = cur();
@@ -1709,7 +1743,7 @@ class interpreter {
         else if (s.body.size() > 1) exec(*s.body[1]);
         return;
       case stmt::kind::assume:
-        if (eval(*s.a) == 0) throw thread_stop{thread_end::filtered};
+        if (eval(*s.a) == 0) throw thread_stop{thread_end::assume_failed};
         return;
       case stmt::kind::while_:
         while (eval(*s.a) != 0) {

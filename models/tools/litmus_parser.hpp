@@ -202,6 +202,7 @@ enum class thread_end {
   finished,        ///< ran to its end
   out_of_bounds,   ///< an access left its array (undefined behaviour; the thread stops there)
   filtered,        ///< a CppMem `.readsvalue(v)` read another value: the execution is discarded
+  assume_failed,   ///< `assume(e)` with e == 0: the execution is blocked (not counted as complete)
   step_limit,      ///< ran more than `max_thread_steps` statements (an unbounded local loop)
   division_by_zero,  ///< `/` or `%` by zero (undefined behaviour; the thread stops there)
 };

@@ -445,6 +445,99 @@ TEST(LitmusDialect, LocationsHaveTheirDeclaredWidth) {
   EXPECT_EQ(lm::wrap_to_width(loc("l"), 2147483648LL), 2147483648LL);
 }
 
+// @verifies MC-8: every atomic typedef of C11 <stdatomic.h> and the `_Atomic(T)` specifier over
+// every base type the parser knows are accepted (as parameter and init-block types) with the width
+// and signedness they imply (x86-64 LP64, glibc: the int_fastN_t of 16 and 32 bits are long);
+// atomic_uchar and `_Atomic(unsigned char)` were refused (outside tester, checkbreak odd/o9b)
+TEST(LitmusDialect, EveryC11AtomicTypeAndAtomicSpecifier) {
+  struct want {
+    const char* type;  // atomic typedef; its `_Atomic(base)` twin is checked too when base is set
+    const char* base;
+    int bits;
+    bool is_unsigned;
+  };
+  const std::vector<want> types = {
+      {"atomic_bool", "_Bool", 64, false},  // bool names no width: the default 64
+      {"atomic_char", "char", 8, false},
+      {"atomic_schar", "signed char", 8, false},
+      {"atomic_uchar", "unsigned char", 8, true},
+      {"atomic_short", "short", 16, false},
+      {"atomic_ushort", "unsigned short", 16, true},
+      {"atomic_int", "int", 32, false},
+      {"atomic_uint", "unsigned int", 32, true},
+      {"atomic_long", "long", 64, false},
+      {"atomic_ulong", "unsigned long", 64, true},
+      {"atomic_llong", "long long", 64, false},
+      {"atomic_ullong", "unsigned long long", 64, true},
+      {"atomic_intptr_t", "intptr_t", 64, false},
+      {"atomic_uintptr_t", "uintptr_t", 64, true},
+      {"atomic_size_t", "size_t", 64, true},
+      {"atomic_ptrdiff_t", "ptrdiff_t", 64, false},
+      {"atomic_intmax_t", "intmax_t", 64, false},
+      {"atomic_uintmax_t", "uintmax_t", 64, true},
+      {"atomic_int8_t", "int8_t", 8, false},
+      {"atomic_uint8_t", "uint8_t", 8, true},
+      {"atomic_int16_t", "int16_t", 16, false},
+      {"atomic_uint16_t", "uint16_t", 16, true},
+      {"atomic_int32_t", "int32_t", 32, false},
+      {"atomic_uint32_t", "uint32_t", 32, true},
+      {"atomic_int64_t", "int64_t", 64, false},
+      {"atomic_uint64_t", "uint64_t", 64, true},
+      {"atomic_int_least8_t", "int_least8_t", 8, false},
+      {"atomic_uint_least8_t", "uint_least8_t", 8, true},
+      {"atomic_int_least16_t", "int_least16_t", 16, false},
+      {"atomic_uint_least16_t", "uint_least16_t", 16, true},
+      {"atomic_int_least32_t", "int_least32_t", 32, false},
+      {"atomic_uint_least32_t", "uint_least32_t", 32, true},
+      {"atomic_int_least64_t", "int_least64_t", 64, false},
+      {"atomic_uint_least64_t", "uint_least64_t", 64, true},
+      {"atomic_int_fast8_t", "int_fast8_t", 8, false},
+      {"atomic_uint_fast8_t", "uint_fast8_t", 8, true},
+      {"atomic_int_fast16_t", "int_fast16_t", 64, false},
+      {"atomic_uint_fast16_t", "uint_fast16_t", 64, true},
+      {"atomic_int_fast32_t", "int_fast32_t", 64, false},
+      {"atomic_uint_fast32_t", "uint_fast32_t", 64, true},
+      {"atomic_int_fast64_t", "int_fast64_t", 64, false},
+      {"atomic_uint_fast64_t", "uint_fast64_t", 64, true},
+      {"atomic_char16_t", "char16_t", 16, true},
+      {"atomic_char32_t", "char32_t", 32, true},
+  };
+  // Base types the parser knows with no atomic typedef of their own.
+  const std::vector<want> more = {
+      {nullptr, "bool", 64, false},          {nullptr, "signed", 32, false},
+      {nullptr, "unsigned", 32, true},       {nullptr, "short int", 16, false},
+      {nullptr, "long int", 64, false},      {nullptr, "unsigned long long int", 64, true},
+  };
+  const auto check = [](const std::string& type, int bits, bool is_unsigned) {
+    SCOPED_TRACE(type);
+    lm::program p;
+    ASSERT_NO_THROW(p = lm::parse("C t\n{ " + type + " y = 0; }\nP0 (" + type +
+                                  "* x) { int r0 = atomic_fetch_add_explicit(x, 1, "
+                                  "memory_order_relaxed); }\nexists (x=1)\n"));
+    for (const char* n : {"x", "y"}) {
+      const auto& l = p.locations[static_cast<std::size_t>(p.find_location(n))];
+      EXPECT_EQ(l.bits, bits) << n;
+      EXPECT_EQ(l.is_unsigned, is_unsigned) << n;
+      EXPECT_TRUE(l.atomic) << n;
+    }
+  };
+  for (const auto& t : types) {
+    check(t.type, t.bits, t.is_unsigned);
+    check(std::string("_Atomic(") + t.base + ")", t.bits, t.is_unsigned);
+    check(std::string("_Atomic ") + t.base, t.bits, t.is_unsigned);
+  }
+  for (const auto& t : more) {
+    check(std::string("_Atomic(") + t.base + ")", t.bits, t.is_unsigned);
+    check(std::string("_Atomic ") + t.base, t.bits, t.is_unsigned);
+  }
+  // checkbreak odd/o9b: fetch_add on an atomic_uchar holding 255 wraps to 0
+  const auto p = lm::parse("C o9b\n{ unsigned char x = 255; }\n"
+                           "P0 (atomic_uchar * x) { int r = atomic_fetch_add_explicit(x, 1, "
+                           "memory_order_relaxed); }\nexists (x=0 /\\ 0:r=255)\n");
+  const auto& x = p.locations[static_cast<std::size_t>(p.find_location("x"))];
+  EXPECT_EQ(lm::wrap_to_width(x, 256), 0);
+}
+
 // @verifies MC-8: unary `*` binds tighter than `+`: `*c + 10` reads c and adds 10 (it was read as
 // `*(c + 10)`, an access past c: out of bounds); `*(y + r0)` is still pointer arithmetic
 TEST(LitmusDialect, DereferenceBindsTighterThanPlus) {

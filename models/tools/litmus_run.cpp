@@ -175,6 +175,11 @@ class litmus_scenario final : public model::scenario {
     memory_view m(*this, index);
     regs_[index] = initial_registers(p_, index);
     ends_[index] = run_thread(p_, index, m, regs_[index]);
+    // A false assume() blocks the execution (the engine's assume: result::blocked, not a
+    // complete execution). Called here, once the interpreter's frames are gone. Revisit
+    // exploration: this thread stays stopped, the others run on, and each distinct blocked
+    // graph is counted once (as GenMC does); DFS: the run ends here, and blocked counts runs.
+    if (ends_[index] == thread_end::assume_failed) model::assume(false);
   }
 
   void after() override {
@@ -183,6 +188,7 @@ class litmus_scenario final : public model::scenario {
         ++out_.filtered;
         return;
       }
+      if (e == thread_end::assume_failed) return;  // (blocked by model::assume: not reached)
       if (e == thread_end::out_of_bounds) out_.out_of_bounds = true;
       if (e == thread_end::step_limit) out_.step_limit = true;
       if (e == thread_end::division_by_zero) out_.division_by_zero = true;

@@ -117,8 +117,10 @@ std::vector<path> thread_paths(const program& p, unsigned t,
     std::vector<value> regs = initial_registers(p, t);
     bool ok = true;
     try {
-      // A path cut by a CppMem `.readsvalue(v)` belongs to no execution that is kept.
-      ok = run_thread(p, t, m, regs) != thread_end::filtered;
+      // A path cut by a CppMem `.readsvalue(v)` or a false assume() belongs to no execution
+      // that is kept.
+      const thread_end e = run_thread(p, t, m, regs);
+      ok = e != thread_end::filtered && e != thread_end::assume_failed;
     } catch (const too_long&) {
       ok = false;
       truncated = true;
