@@ -15,6 +15,8 @@
 //   join_fairness    1 worker computing fib by join; an outside task X must start before the recursion ends (POOL-8).
 //   dropped_handles  throwing tasks whose handles are dropped before they run, after they finish, or collected
 //                    with get(); fire-and-forget throwers: on_uncaught counts exactly the lost ones (POOL-21, POOL-10).
+//   heap_group       a task group on the heap, made by a task A that never waits for it: a wait for A must not run
+//                    the group's work on its frame (POOL-19: an acyclic wait-for graph through it deadlocked).
 //   reused_group     one task_group reused for many rounds on 1-4 workers: a driver runs rounds (some tasks throw) while
 //                    outside threads and pool tasks wait at random moments: each wait returns only after the tasks
 //                    counted when it began, rethrows if one of those threw, and never sleeps through a later round (POOL-11).
@@ -27,6 +29,8 @@
 // compiles task_group with a wait that ends on the live count (it sleeps through a later round: reused_group's
 // handoff hangs, a watchdog dump) or a run() that forgets the kept exception before counting (check W3 fails).
 // --mutant no_spare_on_demand: a blocked wait's spare only for work queued when it blocks (blocked_barrier hangs).
+// --mutant unscoped_creator: a group's tasks are linked to the task that made it wherever the group lives (heap_group
+// deadlocks: a watchdog dump).
 // Usage: stress_pool_waits [--scenario NAME] [--mutant none|MUTANT] [common options: stress_common.hpp]
 #include <pilfer/pool.hpp>
 
@@ -624,6 +628,72 @@ struct scenarios {
                 sets ? min_workers : 0u, max_workers, d.elapsed());
   }
 
+  // ------------------------------------------------------------------------------------------- heap_group
+  // A task A makes a task group on the heap and does not wait for it (the group outlives A); the group's
+  // task m joins: its first branch holds m's worker until A may return, its second branch j waits for T,
+  // and T waits for A. The wait-for graph (T -> A, m -> j, j -> T) is acyclic, so every wait returns
+  // (POOL-19). T's wait must not take j for A's descendant (m is no part of A: the group is not in A's
+  // frames, invariant P at detail::descends_from); run on T's frame, j would wait for T below it: a
+  // deadlock, which the watchdog reports (pool_mutation::unscoped_creator, the old parent link). Spares 0
+  // or 2; A, m and T on workers 1, 2, 0 by affinity.
+  // @verifies POOL-19
+  static void heap_group(const options& o, failures& fail, watchdog& wd) {
+    deadline d(o.seconds);
+    rng r(o.seed, 23);
+    std::uint64_t rounds = 0;
+    while (!fail.any() && (o.iterations ? rounds < o.iterations : !d.passed())) {
+      pilfer::pool_options po = pool_opts(3);
+      po.max_spare_workers = r.below(2) == 0 ? 0 : 2;
+      po.on_uncaught = [&fail](std::exception_ptr e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const pilfer::spare_limit_reached&) {  // expected once without spares: T's wait blocks
+        } catch (...) {
+          fail.fail("heap_group: an exception reached on_uncaught");
+        }
+      };
+      pool_type p(po);
+      watchdog::guard g(wd, [&p] { return describe_pool(p); });
+      for (int round = 0; round < 20 && !fail.any(); ++round, ++rounds) {
+        std_sync::atomic<unsigned> in_join{0}, a_may_return{0}, t_made{0};
+        std::unique_ptr<group_type> heap;  // made by A, waited for and destroyed here
+        handle_type<int>* t_handle = nullptr;
+        handle_type<int> a = p.submit(
+            [&] {
+              heap = std::make_unique<group_type>(p);
+              heap->run(
+                  [&] {
+                    pilfer::join(
+                        p,
+                        [&] {
+                          in_join.store(1, PILFER_SITE("stress.barrier", release));
+                          spin_until(a_may_return, 1);
+                        },
+                        [&] {
+                          spin_until(t_made, 1);
+                          t_handle->wait();
+                        });
+                  },
+                  {.affinity = 2u});
+              spin_until(a_may_return, 1);
+              return 1;
+            },
+            {.affinity = 1u});
+        spin_until(in_join, 1);
+        handle_type<int> t = p.submit([&] { return a.get() + 1; }, {.affinity = 0u});
+        t_handle = &t;
+        t_made.store(1, PILFER_SITE("stress.barrier", release));
+        gap(r);  // T's wait looks for work meanwhile: j is on m's worker's deque
+        a_may_return.store(1, PILFER_SITE("stress.barrier", release));
+        if (const int v = t.get(); v != 2) fail.fail("POOL-19: heap_group: T's result (T waits for A) is wrong", static_cast<std::uint64_t>(v), 2);
+        heap->wait();
+        heap.reset();
+      }
+      p.wait_idle();
+    }
+    std::printf("heap_group: rounds=%llu elapsed=%.1fs\n", static_cast<unsigned long long>(rounds), d.elapsed());
+  }
+
   static void run(const std::string& scenario, const options& o, failures& fail, watchdog& wd) {
     auto want = [&](std::string_view s) { return (scenario.empty() || scenario == s) && !fail.any(); };
     if (want("barrier")) barrier(o, fail, wd);
@@ -633,6 +703,7 @@ struct scenarios {
     if (want("join_fairness")) join_fairness(o, fail, wd);
     if (want("dropped_handles")) dropped_handles(o, fail, wd);
     if (want("reused_group")) reused_group(o, fail, wd);
+    if (want("heap_group")) heap_group(o, fail, wd);
   }
 };
 
@@ -653,12 +724,13 @@ int main(int argc, char** argv) {
     if (!take_option(argc, argv, i, "--scenario", scenario, program) && !take_option(argc, argv, i, "--mutant", mutant, program))
       rest.push_back(argv[i]);
   }
-  const char* mutants = "none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count|no_spare_on_demand";
+  const char* mutants =
+      "none|old_sleep|old_helping|silent_requeue|wait_on_live_count|forget_before_count|no_spare_on_demand|unscoped_creator";
   if (!one_of(mutant, mutants)) {
     std::fprintf(stderr, "%s: unknown --mutant '%s' (%s)\n", program, mutant.c_str(), mutants);
     return 2;
   }
-  const char* names = "barrier|blocked_barrier|wait_graph|many_waiters|join_fairness|dropped_handles|reused_group";
+  const char* names = "barrier|blocked_barrier|wait_graph|many_waiters|join_fairness|dropped_handles|reused_group|heap_group";
   if (!scenario.empty() && !one_of(scenario, names)) {
     std::fprintf(stderr, "%s: unknown --scenario '%s' (%s)\n", program, scenario.c_str(), names);
     return 2;
@@ -681,6 +753,8 @@ int main(int argc, char** argv) {
     scenarios<mutant_sync<M::forget_before_count>>::run(scenario, o, fail, wd);
   } else if (mutant == "no_spare_on_demand") {
     scenarios<mutant_sync<M::no_spare_on_demand>>::run(scenario, o, fail, wd);
+  } else if (mutant == "unscoped_creator") {
+    scenarios<mutant_sync<M::unscoped_creator>>::run(scenario, o, fail, wd);
   } else {
     scenarios<chaos_sync>::run(scenario, o, fail, wd);
   }

@@ -972,6 +972,54 @@ TEST(PoolWaitClaim, MemberWithAffinityToASleepingWaiterIsClaimed) {
   }
 }
 
+// A task group on the heap is no part of the task that made it (invariant P at detail::descends_from;
+// an outside tester's program): A makes the group and does not wait for it; the group's task m joins,
+// its second branch j waits for T, and T waits for A. The wait-for graph T -> A, m -> j, j -> T is
+// acyclic; T's wait must not run j on its frame as A's descendant (j would wait for T below it: the
+// old parent link deadlocked in 6 of 10 runs, and read A's freed block once A was gone). Spares 0 and 2.
+// @verifies POOL-19
+TEST(PoolWaitClaim, HeapGroupIsNoPartOfTheTaskThatMadeIt) {
+  for (const unsigned spares : {0u, 2u}) {
+    pilfer::pool p({.threads = 3, .max_spare_workers = spares, .on_uncaught = [](std::exception_ptr) {}});
+    const std::string what = "heap group, spares " + std::to_string(spares);
+    watchdog dog(what.c_str(), 60s, &p);
+    for (int round = 0; round < 20; ++round) {
+      flag in_join{0}, a_may_return{0}, t_made{0};
+      std::unique_ptr<pilfer::task_group> heap;
+      pilfer::task_handle<int>* t_handle = nullptr;
+      auto a = p.submit(
+          [&] {
+            heap = std::make_unique<pilfer::task_group>(p);
+            heap->run(
+                [&] {
+                  pilfer::join(
+                      p,
+                      [&] {
+                        store(in_join, 1);
+                        while (load(a_may_return) == 0) std::this_thread::yield();
+                      },
+                      [&] {
+                        while (load(t_made) == 0) std::this_thread::yield();
+                        t_handle->wait();
+                      });
+                },
+                {.affinity = 2u});
+            while (load(a_may_return) == 0) std::this_thread::yield();
+            return 1;
+          },
+          {.affinity = 1u});
+      while (load(in_join) == 0) std::this_thread::yield();
+      auto t = p.submit([&] { return a.get() + 1; }, {.affinity = 0u});
+      t_handle = &t;
+      store(t_made, 1);
+      std::this_thread::sleep_for(2ms);  // T's wait looks for work: j is on m's worker's deque
+      store(a_may_return, 1);
+      ASSERT_EQ(t.get(), 2) << what << ", round " << round;
+      heap->wait();
+    }
+  }
+}
+
 // Deferred group completions (pool.hpp, invariant D): a worker that runs consecutive tasks of one
 // group from a queue applies their decrements together, and must apply them before it idles
 // (else the last wait never returns) and never hold those of tasks run inside another task (a

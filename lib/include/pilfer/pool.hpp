@@ -102,7 +102,8 @@ enum class pool_mutation : unsigned char {
   unfenced_claim,        ///< a task group wait claims a member without the heavy barrier its light dequeuers pair with
   unwoken_claimer,       ///< task group run() does not wake a wait asleep on a worker that could claim the new member
   unflushed_completion,  ///< a worker goes idle holding deferred task group completions (invariant D)
-  nested_deferral        ///< a task run inside another task (a nested wait's pop) defers its group completion too (invariant D)
+  nested_deferral,       ///< a task run inside another task (a nested wait's pop) defers its group completion too (invariant D)
+  unscoped_creator       ///< a group's tasks are linked to the task that made it wherever the group lives (invariant P)
 };
 
 template <class Sync>
@@ -604,7 +605,9 @@ class basic_pool {
   PILFER_HOT_INLINE void execute(worker& w, task_base* t) noexcept {
     const bool counted = t->counted;
     task_base* const outer = w.current;
+    const void* const outer_frame = w.current_frame;
     w.current = t;
+    w.current_frame = __builtin_frame_address(0);
     w.set_state(worker_state::running);
     // [pool.S3] relaxed: cancel is best effort for tasks already taken; the
     // flag guards no data (a stale false just runs the task, which is allowed).
@@ -616,10 +619,12 @@ class basic_pool {
       w.bump(cancel ? counter::tasks_cancelled : counter::tasks_run);
       t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
       w.current = outer;
+      w.current_frame = outer_frame;
       return;
     }
     const bool live = t->fn(t, cancel ? task_op::cancel : task_op::run, &sink_);
     w.current = outer;
+    w.current_frame = outer_frame;
     w.bump(!live ? counter::tombstones : cancel ? counter::tasks_cancelled : counter::tasks_run);
     if (w.deferred_now) {
       w.deferred_now = false;  // counted finished with its group's deferred completion (run_top)
@@ -1366,9 +1371,12 @@ class basic_pool {
     // the push, the pop and the run (pool_worker.hpp, joins_popped_back).
     w.bump(counter::joins_popped_back);
     task_base* const outer = w.current;
+    const void* const outer_frame = w.current_frame;
     w.current = &job;
+    w.current_frame = __builtin_frame_address(0);
     job.run_popped_back();
     w.current = outer;
+    w.current_frame = outer_frame;
   }
 
   /// join_finish_rest popped the branch back from under other entries: nobody else can see it any
@@ -1376,10 +1384,13 @@ class basic_pool {
   /// fast path in join_finish does the same through the stack_job's own type.
   void run_popped_back(worker& w, detail::join_branch<Sync>& job) noexcept {
     task_base* const outer = w.current;
+    const void* const outer_frame = w.current_frame;
     w.current = &job;
+    w.current_frame = __builtin_frame_address(0);
     w.bump(counter::tasks_run);
     job.fn(&job, task_op::run_claimed, &sink_);
     w.current = outer;
+    w.current_frame = outer_frame;
   }
 
   /// join_finish() when the own deque's top is not the branch: `above` is
@@ -1444,13 +1455,16 @@ class basic_pool {
   /// once shutdown(cancel) began, discard it as a worker dequeuing it would (POOL-12).
   void run_claimed(worker& w, task_base* t) noexcept {
     task_base* const outer = w.current;
+    const void* const outer_frame = w.current_frame;
     w.current = t;
+    w.current_frame = __builtin_frame_address(0);
     w.set_state(worker_state::running);
     // [pool.S3] relaxed: as in execute(), best effort: a stale false runs a task a cancel would
     // have discarded, which POOL-12 allows for a task taken before the cancel was seen.
     const bool cancel = cancelling_.load(PILFER_SITE("pool.S3", relaxed));
     t->fn(t, cancel ? task_op::cancel_claimed : task_op::run_claimed, &sink_);
     w.current = outer;
+    w.current_frame = outer_frame;
     w.bump(counter::claimed);
     w.bump(cancel ? counter::tasks_cancelled : counter::tasks_run);
   }
@@ -1508,10 +1522,21 @@ struct pool_access {
   static bool has_parked_worker(const pool_type& p) noexcept { return p.has_parked_worker(); }
   /// The pool's choice of fences (constant for its lifetime): light dequeues of group members pair with heavy claims.
   static bool asymmetric(const pool_type& p) noexcept { return p.asym_; }
-  /// The task the calling worker executes (nullptr off the pool's workers).
-  static task_base* current_task(const pool_type& p) noexcept {
+  /// The parent of the tasks of a group at `group` made now: the task the calling worker executes
+  /// if the group lies in that task's own stack frames, else nullptr (protocol note at
+  /// detail::descends_from). Those frames lie between the call that started the task
+  /// (`current_frame`) and this call's frame: a group there is destroyed — its destructor waits for
+  /// its tasks — before the task returns, so the task waits for them. A group on the heap, in a
+  /// coroutine frame, in another thread's or an outer task's frame (or in a sanitizer's fake stack)
+  /// has no parent: a wait for the creator does not run its tasks.
+  static task_base* scoped_creator(const pool_type& p, const void* group) noexcept {
     worker* w = p.current();
-    return w != nullptr ? w->current : nullptr;
+    if constexpr (pool_type::mutation == pool_mutation::unscoped_creator) return w != nullptr ? w->current : nullptr;
+    if (w == nullptr || w->current == nullptr || w->current_frame == nullptr) return nullptr;
+    const auto at = reinterpret_cast<std::uintptr_t>(group);
+    const auto below = reinterpret_cast<std::uintptr_t>(detail::stack_mark());
+    const auto top = reinterpret_cast<std::uintptr_t>(w->current_frame);
+    return at > below && at < top ? w->current : nullptr;
   }
   static const uncaught_sink& sink(const pool_type& p) noexcept { return p.sink_; }
   /// A group task `t`, taken from a queue, finished without an error: true if the calling

@@ -21,8 +21,10 @@ namespace pilfer {
 /// that worker), then runs only tasks descending from the group's and
 /// sleeps while they run elsewhere (a spare keeps the pool busy); elsewhere
 /// it blocks. Any number of threads may wait at once: all are released.
-/// wait() returns once every task run() before it began has finished (not
-/// waiting for tasks a concurrent run() adds later) and rethrows the first
+/// wait() returns once the group has been empty at some moment after it began:
+/// every task run() before it began has finished, and so has every task a
+/// concurrent run() counted before that moment (overlapping rounds merge, as
+/// SPEC POOL-11 says; such a task must not wait for this wait), and it rethrows the first
 /// exception (task_cancelled for cancelled tasks) in every waiter; the kept
 /// exception is forgotten when run() starts a new round while no wait is in
 /// progress, so a wait that overlaps rounds may rethrow an earlier round's.
@@ -69,7 +71,7 @@ class basic_task_group {
  public:
   explicit basic_task_group(basic_pool<Sync>& p) noexcept
       : pool_(p),
-        creator_(detail::pool_access<Sync>::current_task(p)),
+        creator_(detail::pool_access<Sync>::scoped_creator(p, this)),
         asym_(detail::pool_access<Sync>::asymmetric(p)) {}
   basic_task_group(const basic_task_group&) = delete;
   basic_task_group& operator=(const basic_task_group&) = delete;
@@ -672,7 +674,7 @@ class basic_task_group {
   }
 
   basic_pool<Sync>& pool_;
-  detail::task_base* creator_;  // the task whose execution owns this group (parent of its tasks)
+  detail::task_base* creator_;  // the task in whose frames this group lies (parent of its tasks), or nullptr
   bool asym_;                   // the pool's fences are asymmetric: dequeues may skip their RMW (invariant E)
   atomic_t<Sync, std::uint32_t> claims_begun_{0};  // a wait has announced claims: members are born with the intent
   atomic_t<Sync, std::uint32_t> claim_epoch_{0};   // stepped to wake claimers (invariant K)

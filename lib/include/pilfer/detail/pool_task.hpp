@@ -98,10 +98,23 @@ struct nested_task : task_base {
   task_base* parent;
 };
 
+/// The address of a frame below the caller's (its own, never inlined): every
+/// object of the caller's frames and of the frames above lies above it
+/// (pool_access::scoped_creator).
+[[gnu::noinline]] inline const void* stack_mark() noexcept { return __builtin_frame_address(0); }
+
 /// Does `t` descend from a task satisfying `is_target` through parent links?
 /// Every ancestor is alive: an ancestor's execution waits for its child, and
 /// `t` has not run. Handle and spawn tasks are roots (nobody's frame waits for
-/// them structurally).
+/// them structurally). Invariant P: a parent link is set only where the
+/// parent's execution waits for the child — a join branch's joiner; a group
+/// task's creator only when the group lies in the creator's own stack frames
+/// (pool_access::scoped_creator), so the creator cannot return before the
+/// group's destructor waited for it. A group on the heap or elsewhere gives
+/// its tasks no parent: its creator may never wait for them, may have
+/// finished and been freed, and a wait for it must not run them (an outside
+/// tester's acyclic wait-for graph deadlocked that way, and a freed creator
+/// was read).
 ///
 /// A group task reached through a queue entry may have been claimed and run
 /// by a waiter of its group meanwhile (POOL-19 claims), after which its
@@ -286,8 +299,9 @@ struct handle_task final : result_state<R, Sync> {
   }
 };
 
-/// A task of a task_group; `parent` is the task that created the group (its
-/// execution waits for the group: the group's destructor waits).
+/// A task of a task_group; `parent` is the task that created the group when
+/// the group lies in that task's frames (its execution waits for the group:
+/// the group's destructor waits), else nullptr (invariant P, descends_from).
 ///
 /// Claimable, like a handle task (POOL-19): `status` has `started_bit`, set
 /// by exactly one of the thread that dequeues it and a group wait that

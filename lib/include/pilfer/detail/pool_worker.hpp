@@ -47,6 +47,7 @@ struct alignas(cache_line) pool_worker {
   std::vector<std::vector<unsigned>> victims;       // grouped nearest first (topology); spares: empty
   unsigned tick = 0;                                // owner only: tasks/join arms since last injector check
   task_base* current = nullptr;                     // owner only: the task being executed (parent of new branches)
+  const void* current_frame = nullptr;              // owner only: a frame address above `current`'s own frames
   // Deferred group completions (owner only; protocol note at basic_pool::run_top): the top-level task
   // whose completion may be deferred, whether it just was, and the group and number of tasks deferred.
   task_base* defer_for = nullptr;
