@@ -179,6 +179,17 @@ inline std::vector<op> random_body(std::mt19937_64& rng, unsigned len, bool bloc
   return b;
 }
 
+/// The differential tests' random program (revisit.cpp, revisit_shards.cpp): 2 or 3 threads of 1-4
+/// (2 threads) or 1-3 operations each, blocking operations (assume, await) included, critical
+/// sections with `mutexes`.
+inline program random_program_for(std::mt19937_64& rng, bool mutexes) {
+  program p;
+  const unsigned threads = 2 + static_cast<unsigned>(rng() % 2);
+  for (unsigned t = 0; t < threads; ++t)
+    p.own.push_back(random_body(rng, 1 + static_cast<unsigned>(rng() % (threads == 2 ? 4 : 3)), true, mutexes));
+  return p;
+}
+
 inline std::string describe(const program& p) {
   const auto one = [](const std::vector<op>& b) {
     std::string s;

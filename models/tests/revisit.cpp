@@ -283,14 +283,6 @@ std::string show_pair(const run_pair& p) {
              p.rv.message);
 }
 
-program random_program_for(std::mt19937_64& rng, bool mutexes) {
-  program p;
-  const unsigned threads = 2 + static_cast<unsigned>(rng() % 2);
-  for (unsigned t = 0; t < threads; ++t)
-    p.own.push_back(random_body(rng, 1 + static_cast<unsigned>(rng() % (threads == 2 ? 4 : 3)), true, mutexes));
-  return p;
-}
-
 /// What differential() saw over its programs.
 struct tally {
   int mismatches = 0;  // programs whose outcomes, verdicts or graphs differ (same() false), cut ones aside

@@ -189,14 +189,6 @@ void split_all(tally& c, const std::string& name, const maker& make, const optio
 
 bool clean(const tally& c) { return c.bad_complete == 0 && c.bad_sums == 0 && c.bad_disjoint == 0 && c.bad_covered == 0; }
 
-program random_program_for(std::mt19937_64& rng, bool mutexes) {
-  program p;
-  const unsigned threads = 2 + static_cast<unsigned>(rng() % 2);
-  for (unsigned t = 0; t < threads; ++t)
-    p.own.push_back(random_body(rng, 1 + static_cast<unsigned>(rng() % (threads == 2 ? 4 : 3)), true, mutexes));
-  return p;
-}
-
 options random_options(int i) {
   options o;
   o.symmetry = false;
