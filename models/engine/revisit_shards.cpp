@@ -58,7 +58,9 @@ void checker::rv_shards_begin() {
 
 namespace {
 /// What a shard other than 0 counted before the frontier (shard 0's): gone, the tags executed kept.
-void forget_counts(result& res, std::vector<std::string>& race_keys, memory_model model) {
+// A shard's counts start again: the runs so far were shard 0's (with their final graphs' hashes).
+void forget_counts(result& res, std::vector<std::string>& race_keys, memory_model model,
+                   std::unordered_set<hash128, hash128_hasher>& complete, std::unordered_set<hash128, hash128_hasher>& blocked) {
   result fresh;
   fresh.model = model;
   fresh.tags = std::move(res.tags);
@@ -67,6 +69,8 @@ void forget_counts(result& res, std::vector<std::string>& race_keys, memory_mode
   fresh.abandoned = 0;
   res = std::move(fresh);
   race_keys.clear();
+  complete.clear();
+  blocked.clear();
 }
 }  // namespace
 
@@ -90,18 +94,13 @@ void checker::rv_shards_after_run() {
   res_.other_shards += rv_work_.size() - kept;
   rv_work_.resize(kept);
   rv_shard_dealt_ = true;
-  if (!zero) {
-    forget_counts(res_, race_keys_, opt_.model);
-    rv_complete_.clear();
-    rv_blocked_.clear();
-  }
+  if (!zero) forget_counts(res_, race_keys_, opt_.model, rv_complete_, rv_blocked_);
 }
 
 void checker::rv_shards_end() {
   if (rv_shard_on_ && !rv_shard_dealt_ && opt_.shard_index % opt_.shard_count != 0) {
-    forget_counts(res_, race_keys_, opt_.model);  // never reached the frontier: all of it was shard 0's
-    rv_complete_.clear();
-    rv_blocked_.clear();
+    // never reached the frontier: all of it was shard 0's
+    forget_counts(res_, race_keys_, opt_.model, rv_complete_, rv_blocked_);
   }
   if (rv_check_dups_) {
     sorted_hashes(rv_complete_, g_last_graphs.complete);
