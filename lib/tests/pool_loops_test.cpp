@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pilfer/pool.hpp"
@@ -103,6 +104,49 @@ TEST(PoolLoops, NestedLoopsOnOneWorkerAndAdaptiveSplitting) {
   EXPECT_EQ(load(work), 100000u);
   EXPECT_GE(pieces, 2u);
   EXPECT_LT(pieces, 100000u / 16);
+}
+
+/// A pool whose loops keep the old rule: a running piece never splits what it has left.
+struct unsplit_leaves_sync : pilfer::std_sync {
+  static constexpr pilfer::detail::pool_mutation pool_mutation = pilfer::detail::pool_mutation::unsplit_leaves;
+};
+
+/// parallel_for over 256 indices on 2 workers, started inside a task. The piece its worker keeps for
+/// itself with the budget spent (a quarter, never stolen) is slow: 2 ms per index; the rest is
+/// cheap. Returns how many workers ran indices of that slow piece (every index checked once).
+template <class Sync>
+std::size_t workers_on_the_slow_piece() {
+  pilfer::basic_pool<Sync> p({.threads = 2});
+  constexpr int n = 256;
+  std::vector<int> ran_on(n, -1);
+  std::vector<int> calls(n, 0);
+  std::mutex m;
+  p.submit([&] {
+     const unsigned me = *p.current_worker_index();
+     // Home ranges (parallel.hpp): worker 0 keeps [0, n/2) then [0, n/4); worker 1 keeps
+     // [n/2, n) then [n/2, 3n/4).
+     const int lo = me == 0 ? 0 : n / 2;
+     pilfer::parallel_for(p, 0, n, [&](int i) {
+       if (i >= lo && i < lo + n / 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+       std::lock_guard<std::mutex> g(m);
+       ran_on[static_cast<std::size_t>(i)] = static_cast<int>(p.current_worker_index().value_or(99));
+       ++calls[static_cast<std::size_t>(i)];
+     });
+     std::vector<int> slow(ran_on.begin() + lo, ran_on.begin() + lo + n / 4);
+     std::sort(slow.begin(), slow.end());
+     ran_on.assign(slow.begin(), std::unique(slow.begin(), slow.end()));
+   }).get();
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), 1), n);
+  return ran_on.size();
+}
+
+// A piece that is running splits what it has left when its worker has nothing queued and another
+// worker is idle: the slow quarter is shared. With the old rule (mutant) its 64 indices all run on
+// the worker that kept it, 128 ms, while the other worker is idle.
+// @verifies POOL-16
+TEST(PoolLoops, RunningPieceSharesWhatIsLeftWithAnIdleWorker) {
+  EXPECT_EQ(workers_on_the_slow_piece<pilfer::std_sync>(), 2u);
+  EXPECT_EQ(workers_on_the_slow_piece<unsplit_leaves_sync>(), 1u) << "mutant unsplit_leaves not caught";
 }
 
 // @verifies POOL-16 POOL-10

@@ -103,7 +103,8 @@ enum class pool_mutation : unsigned char {
   unwoken_claimer,       ///< task group run() does not wake a wait asleep on a worker that could claim the new member
   unflushed_completion,  ///< a worker goes idle holding deferred task group completions (invariant D)
   nested_deferral,       ///< a task run inside another task (a nested wait's pop) defers its group completion too (invariant D)
-  unscoped_creator       ///< a group's tasks are linked to the task that made it wherever the group lives (invariant P)
+  unscoped_creator,      ///< a group's tasks are linked to the task that made it wherever the group lives (invariant P)
+  unsplit_leaves         ///< a parallel loop's running piece never splits what it has left for an idle worker (POOL-16)
 };
 
 template <class Sync>
@@ -765,6 +766,14 @@ class basic_pool {
   /// Some worker is parked (a core is likely idle): outside waits spin rather than yield
   /// (detail::poll_before_blocking). A heuristic: the count is read relaxed [sleep.G1].
   bool has_parked_worker() const noexcept { return ec_.waiters() != 0; }
+
+  /// Some worker has nothing to run: it is searching or parked. parallel_for's leaves read this
+  /// between chunks and split what is left when it holds (detail::pfor_rec). A heuristic: both
+  /// counts are read relaxed [sleep.G1], [sleep.G2]; a stale answer costs one split too many or
+  /// one chunk's delay, never a task.
+  bool has_idle_worker() const noexcept {
+    return searching_.load(PILFER_SITE("sleep.G2", relaxed)) != 0 || ec_.waiters() != 0;
+  }
 
   bool has_work(const worker& w) const {
     if (!w.mailbox.empty() || !high_.empty() || !injector_.empty() || !w.deque.empty()) return true;
@@ -1520,6 +1529,15 @@ struct pool_access {
 
   static worker* current(const pool_type& p) noexcept { return p.current(); }
   static bool has_parked_worker(const pool_type& p) noexcept { return p.has_parked_worker(); }
+  /// A parallel loop's leaf running on a worker of `p` should split what it has left: nothing of
+  /// the caller's is queued for thieves (its deque is empty) and some worker is idle. Lazy binary
+  /// splitting's test (Tzannes et al., PPoPP 2010), with the idle counts added so that a loop on a
+  /// busy pool does not split for nobody.
+  static bool leaf_should_split(const pool_type& p) noexcept {
+    if constexpr (pool_type::mutation == pool_mutation::unsplit_leaves) return false;
+    worker* w = p.current();
+    return w != nullptr && w->deque.empty() && p.has_idle_worker();
+  }
   /// The pool's choice of fences (constant for its lifetime): light dequeues of group members pair with heavy claims.
   static bool asymmetric(const pool_type& p) noexcept { return p.asym_; }
   /// The parent of the tasks of a group at `group` made now: the task the calling worker executes
