@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -116,10 +117,11 @@ void join_halves(basic_pool<Sync>& p, bool keep_right, L&& left, R&& right) {
 template <class Sync, class I, class Run>
 I run_until_idle(basic_pool<Sync>& p, I b, I e, std::size_t grain, Run&& run) {
   using U = std::make_unsigned_t<I>;
-  constexpr U max_chunk = 4096;
-  U chunk = 1;
+  constexpr std::uint64_t max_chunk = 4096;  // counted in 64 bits: U may be unsigned char
+  std::uint64_t chunk = 1;
   for (;;) {
-    const I c = static_cast<I>(static_cast<U>(b) + std::min(chunk, range_length(b, e)));
+    const std::uint64_t step = std::min<std::uint64_t>(chunk, range_length(b, e));
+    const I c = static_cast<I>(static_cast<U>(static_cast<U>(b) + static_cast<U>(step)));
     run(b, c);
     b = c;
     if (!(b < e)) return e;
