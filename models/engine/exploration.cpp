@@ -229,6 +229,11 @@ result checker::run() {
       revisit_ = false;
       res_ = result{};
       res_.model = opt_.model;
+      // What the attempt recorded goes with its result: a race it met (its dedup key) and the tags it
+      // executed (their strongest orders) must be recorded again when the DFS meets them, or the
+      // check says ok for a racy program and a weakening table reads the tags as never executed.
+      race_keys_.clear();
+      tag_cache_.clear();
       memo_.clear();
       memo_used_ = 0;
       exec_index_ = 0;

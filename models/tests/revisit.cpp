@@ -21,6 +21,8 @@
 //         Mutexes (lock, try_lock, unlock) as GenMC's: counters under a lock and lock + try_lock take
 //         one run per graph; random programs with critical sections (nested locks that may deadlock)
 //         agree with the DFS; a mutant whose lock may read a locked value is caught.
+//         A check that meets what revisit mode does not support starts again by the DFS and reports
+//         what the abandoned attempt had met: a race (it said ok before) and the tags executed.
 //   MC-6  Under revisits as under the DFS: a lock-order deadlock is "deadlock", unlocking a mutex
 //         another thread holds and locking a destroyed one are "mutex misuse".
 // @verifies MC-16 MC-6
@@ -41,6 +43,31 @@ namespace {
 
 /// n threads each fetch_add 1: n! orders of the RMWs (atomicity: an RMW may not read a store another
 /// RMW already read, so every order after the first comes from a "pending RMW" revisit).
+// A race that revisits meet in one run, and a yield that a later run meets (revisit mode does not
+// support yield): the check starts again by the DFS, which must report the race again. It did not:
+// the race's dedup key survived the abandoned attempt, the DFS found the race, took it for one
+// already recorded, and the check said ok; the tags the attempt had executed were missing from the
+// result the same way (a weakening table read them as never executed). `yield_when_set` picks which
+// branch yields, so one of the two programs meets the race before the yield whatever the order.
+// Both threads write `data` at one line, so the race has one key in either order.
+struct race_then_yield : scenario {
+  S::cell<int> data{0};
+  S::atomic<int> flag{0};
+  bool yield_when_set;
+  explicit race_then_yield(bool when_set) : scenario(2), yield_when_set(when_set) {}
+  void touch() { data.write() = 1; }
+  void thread(unsigned i) override {
+    if (i == 0) {
+      touch();
+      flag.store(1, PILFER_SITE("fallback.flag", relaxed));
+    } else {
+      const int f = flag.load(PILFER_SITE("fallback.rflag", relaxed));
+      if ((f == 1) == yield_when_set) S::yield();
+      touch();
+    }
+  }
+};
+
 struct adders : scenario {
   S::atomic<int> x{0};
   explicit adders(unsigned n) : scenario(n) {}
@@ -484,6 +511,22 @@ int main() {
     t.expect(!bad.ok && bad.kind == "model error" && bad.message.find("'revist'") != std::string::npos,
              "a misspelt PILFER_MODEL_EXPLORATION fails the check with a model error naming it", bad.summary() + " " + bad.message);
     t.expect(chosen.ok && chosen.executions == 2, "options::exploration set: the environment is not read", chosen.summary());
+  }
+
+  for (bool when_set : {false, true}) {  // a revisit attempt's race and tags survive its fallback to the DFS
+    options fo = o;
+    fo.exploration = exploration_mode::revisit;
+    fo.stop_at_first_race = false;
+    const result r = check([when_set] { return std::make_unique<race_then_yield>(when_set); }, fo);
+    t.expect(!r.ok && r.kind == "data race" && r.races.size() == 1 && r.complete,
+             cat("a race met by revisits before a yield sends the check to the DFS is still reported (the ",
+                 when_set ? "set" : "unset", " flag yields)"),
+             r.summary());
+    t.expect(r.tags.count("fallback.flag") == 1 && r.tags.count("fallback.rflag") == 1 &&
+                 r.tag_orders.count("fallback.flag") == 1,
+             cat("the tags a revisit attempt executed are in the DFS's result (the ", when_set ? "set" : "unset",
+                 " flag yields)"),
+             cat(std::to_string(r.tags.size()), " tags"));
   }
 
   const std::uint64_t seed = pilfer::testing::test_seed();
