@@ -85,6 +85,8 @@ class checker;
 extern checker* g;  // the running check (exploration.cpp)
 /// The tags seen by the last check (seen_tags()).
 extern std::set<std::string> g_last_tags;
+/// Counts the executions started in this process (detail::execution_serial: which execution an object belongs to).
+extern std::uint64_t g_execution_serial;
 
 // A failure ends the execution: the message temporaries die with the full-expression that
 // records them, before the fiber is stranded (stranded frames are never unwound).

@@ -32,6 +32,7 @@ namespace pilfer::model::engine {
 
 checker* g = nullptr;  // the running check
 std::set<std::string> g_last_tags;
+std::uint64_t g_execution_serial = 0;
 
 std::uint32_t checker::choose(std::uint32_t n) {
   if (n <= 1 || unbranched_) return 0;  // (with branching off nothing is recorded: replay is deterministic)
@@ -171,6 +172,15 @@ result checker::run() {
     res_.ok = false;
     res_.kind = "model error";
     res_.message = "PILFER_MODEL_EXPLORATION must be dfs or revisit, got '" + bad_exploration + "'";
+    g = nullptr;
+    return res_;
+  }
+  if (opt_.shard_count == 0 || opt_.shard_index >= opt_.shard_count) {
+    // Out of range, the shard would explore another shard's part, or nothing, and say ok.
+    res_.ok = false;
+    res_.kind = "model error";
+    res_.message = "options::shard_index must be below options::shard_count (at least 1), got shard " +
+                   std::to_string(opt_.shard_index) + " of " + std::to_string(opt_.shard_count);
     g = nullptr;
     return res_;
   }
@@ -384,6 +394,7 @@ void checker::cleanup_execution() {
 
 checker::outcome checker::run_execution() {
   reset_execution();
+  ++g_execution_serial;  // objects made from here on belong to this execution
   running_ = true;
   threads_.emplace_back();
   threads_[0].events = reuse(spare32_);

@@ -321,7 +321,9 @@ bool checker::begin_op(const std::source_location&) {
   const std::size_t steps = th.events.size() - std::min<std::size_t>(th.locs, th.events.size());
   if (steps > opt_.max_steps)
     PILFER_MODEL_FAIL("livelock", "thread t" + std::to_string(cur_) + " exceeded max_steps=" + std::to_string(opt_.max_steps) +
-                         " events without finishing (spinning without progress?)");
+                         " events without finishing (spinning without progress? a spin loop needs Sync::spin_hint() "
+                         "or yield() in its body, or await() / assume() instead; a long loop that ends needs a larger "
+                         "options::max_steps)");
   switch_to_scheduler();
   return live();
 }

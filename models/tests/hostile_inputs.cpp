@@ -2,7 +2,14 @@
 // never a crash, std::terminate or a false failure:
 //   - a thread that makes many locations is not a livelock (location creation is not a step);
 //   - 15 scenario threads run (16 with the main thread); 16 are a model error that says the limit;
-//   - an exception that escapes thread(), after() or the constructor is failure kind "exception".
+//   - an exception that escapes thread(), after() or the constructor is failure kind "exception";
+//   - an atomic, cell or mutex made outside the execution (a global; a function-local static, which
+//     a second check() would meet with the first one's location id) is a model error naming where it
+//     is used; before, the global acted as plain memory (relaxed store buffering "proved") and the
+//     static read another object's location (a false assertion) or indexed past the table (abort);
+//   - a make<T> / make_array<T> whose constructor throws frees its storage (no false "leak");
+//   - options::shard_index >= shard_count, or shard_count 0, is a model error (it said ok, having
+//     explored another shard's part or nothing).
 // @verifies MC-3 MC-10
 #include "test_util.hpp"
 
@@ -12,6 +19,58 @@ using namespace pilfer::model;
 using namespace pilfer::model::test;
 
 namespace {
+
+// store buffering on atomics the check did not make: relaxed, so 0/0 is allowed (the assertion fails
+// in some execution, if the checker sees the accesses at all)
+S::atomic<int> global_x{0}, global_y{0};
+struct global_sb : scenario {
+  int r0 = -1, r1 = -1;
+  global_sb() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      global_x.store(1, PILFER_SITE("hi.gx", relaxed));
+      r0 = global_y.load(PILFER_SITE("hi.gy", relaxed));
+    } else {
+      global_y.store(1, PILFER_SITE("hi.gy", relaxed));
+      r1 = global_x.load(PILFER_SITE("hi.gx", relaxed));
+    }
+  }
+  void after() override { PILFER_MODEL_ASSERT(!(r0 == 0 && r1 == 0)); }
+};
+S::atomic<int>& static_counter() {
+  static S::atomic<int> c{0};  // made in the first execution that calls this, kept for ever
+  return c;
+}
+// Two threads store to it: the second execution meets the first one's object.
+struct static_local : scenario {
+  S::atomic<int> mine{0};
+  static_local() : scenario(2) {}
+  void thread(unsigned i) override {
+    static_counter().store(static_cast<int>(i) + 7, PILFER_SITE("hi.static", relaxed));
+    PILFER_MODEL_ASSERT(mine.load(PILFER_SITE("hi.mine", relaxed)) == 0);
+  }
+};
+S::cell<int> global_cell{0};
+struct global_cell_user : scenario {
+  global_cell_user() : scenario(1) {}
+  void thread(unsigned) override { global_cell.write() = 1; }
+};
+struct throwing {
+  throwing() { throw std::runtime_error("no"); }
+};
+struct make_throws : scenario {
+  make_throws() : scenario(1) {}
+  void thread(unsigned) override {
+    try {
+      (void)S::make<throwing>();
+    } catch (const std::runtime_error&) {
+    }
+    try {
+      (void)S::make_array<throwing>(3);
+    } catch (const std::runtime_error&) {
+    }
+  }
+};
 
 // one thread makes many locations, then two threads store: no thread spins
 template <int N>
@@ -94,6 +153,30 @@ int main() {
                    "boom in constructor");
   expect_exception(t, "a non-std exception is failure kind exception", check<throw_non_std>(),
                    "not derived from std::exception");
+  const auto expect_foreign = [&t](const std::string& name, const result& r, const char* where) {
+    t.expect(!r.ok && r.kind == "model error" && r.message.find("made outside this execution") != std::string::npos &&
+                 r.message.find(where) != std::string::npos,
+             name, r.summary() + " " + r.message);
+  };
+  expect_foreign("a global atomic used in a scenario is a model error (it was plain memory: relaxed SB proved)",
+                 check<global_sb>(), "hostile_inputs.cpp:");
+  expect_foreign("a function-local static atomic: a model error in the check that made it (its second execution)", check<static_local>(),
+                 "hostile_inputs.cpp:");
+  expect_foreign("a function-local static atomic: a model error in a second check, not another object's location",
+                 check<static_local>(), "hostile_inputs.cpp:");
+  expect_foreign("a global cell used in a scenario is a model error", check<global_cell_user>(), "hostile_inputs.cpp:");
+  t.expect_ok("make<T> / make_array<T> whose constructor throws: the storage is freed, no leak", check<make_throws>());
+  for (const auto& [index, count] : {std::pair{5u, 2u}, std::pair{0u, 0u}}) {  // (it explored nothing and said ok)
+    options o;
+    o.shard_index = index;
+    o.shard_count = count;
+    const result r = check<global_sb>(o);
+    t.expect(!r.ok && r.kind == "model error" && r.message.find("shard_index") != std::string::npos,
+             "options::shard_index / shard_count out of range are a model error (shard " + std::to_string(index) + " of " +
+                 std::to_string(count) + ")",
+             r.summary() + " " + r.message);
+  }
+
   {
     const result r = check<throw_in_thread>();
     options rep;

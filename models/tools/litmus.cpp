@@ -181,7 +181,9 @@ verdict run_test(const lm::program& p, const cli& opt, std::ostream& os) {
   v.filtered = out.filtered;
   if (!v.engine.complete) v.flags.push_back("incomplete-exploration");
   // (the oracle's only failure is a data race; the engine's races are found by the race run)
-  v.settled = v.engine.complete && (opt.oracle || v.engine.ok);
+  // A thread stopped at the statement bound has no final state: its registers hold whatever the
+  // loop had reached, so no verdict stands on the states (it said Never for a loop that ends).
+  v.settled = v.engine.complete && (opt.oracle || v.engine.ok) && !out.step_limit;
   if (!v.settled) v.observation = "Incomplete";
 
   if (opt.quiet && !opt.json) return v;

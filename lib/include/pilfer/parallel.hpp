@@ -187,7 +187,7 @@ T preduce_rec(basic_pool<Sync>& p, I b, I e, const T& identity, std::size_t grai
 /// Exceptions: the first one (in join order) propagates; the rest of the
 /// range may or may not have run.
 template <class Sync, class I, class F>
-  requires std::is_integral_v<I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
 void parallel_for(basic_pool<Sync>& p, I begin, I end, F&& f, std::size_t grain = 0) {
   if (!(begin < end)) return;
   if (grain == 0) grain = 1;
@@ -202,7 +202,7 @@ void parallel_for(basic_pool<Sync>& p, I begin, I end, F&& f, std::size_t grain 
 /// computed in parallel; `reduce` must be associative and `identity` its
 /// neutral element (the order of operands is kept, commutativity is not needed).
 template <class Sync, class I, class T, class M, class R>
-  requires std::is_integral_v<I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
 T parallel_reduce(basic_pool<Sync>& p, I begin, I end, T identity, M&& map, R&& reduce, std::size_t grain = 0) {
   if (!(begin < end)) return identity;
   if (grain == 0) grain = 1;

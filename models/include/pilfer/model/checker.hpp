@@ -411,6 +411,21 @@ T from_bits(std::uint64_t b) noexcept {
   return v;
 }
 
+/// The execution objects made now belong to (a serial unique across checks; 0 outside check()).
+std::uint64_t execution_serial() noexcept;
+/// An atomic, cell or mutex made outside this execution (a global, a function-local static, an
+/// object kept from an earlier execution or check()) is used inside it: a model error, since the
+/// checker sees nothing of it (it would act as plain memory, or as another object's location).
+[[noreturn]] void foreign_object(const char* what, const std::source_location&);
+/// Whether the object (location `id`, made in execution `serial`) is this execution's. Outside an
+/// execution: false, and the object acts as plain memory. Inside, another execution's object (or
+/// one made outside any) stops the execution with a model error.
+inline bool own_object(std::uint32_t id, std::uint64_t serial, const char* what, const std::source_location& loc) {
+  if (id != no_location && serial == execution_serial()) return true;
+  if (in_execution()) foreign_object(what, loc);
+  return false;
+}
+
 /// Register an atomic location; returns its id (no_location outside an execution).
 std::uint32_t new_atomic(const void* addr, std::uint64_t init, bool initialised, value_info,
                          const std::source_location&);
@@ -535,7 +550,7 @@ struct checker_sync {
         return static_cast<bool>((*const_cast<Pred*>(static_cast<const Pred*>(ctx)))(detail::from_bits<T>(bits)));
       };
       a.accept_ctx = &pred;
-      if (id_ == detail::no_location) return local(a).value_;
+      if (!detail::own_object(id_, serial_, "an atomic", loc)) return local(a).value_;
       for (;;) {
         const T v = from(a, loc).value_;
         if (pred(v)) return v;  // (false only for a value pred threw on in the checker, or an impure pred)
@@ -596,14 +611,14 @@ struct checker_sync {
     /// Blocks while the value read equals `old` (a notify re-checks; no spurious wake-ups
     /// unless options::spurious_wakeups). A wait nobody notifies ends as "deadlock".
     void wait(T old, order_site s, std::source_location loc = std::source_location::current()) const {
-      if (id_ == detail::no_location) return;
+      if (!detail::own_object(id_, serial_, "an atomic", loc)) return;
       detail::atomic_wait(id_, detail::to_bits(old), s, loc);
     }
     void notify_one(std::source_location loc = std::source_location::current()) {
-      if (id_ != detail::no_location) detail::atomic_notify(id_, false, loc);
+      if (detail::own_object(id_, serial_, "an atomic", loc)) detail::atomic_notify(id_, false, loc);
     }
     void notify_all(std::source_location loc = std::source_location::current()) {
-      if (id_ != detail::no_location) detail::atomic_notify(id_, true, loc);
+      if (detail::own_object(id_, serial_, "an atomic", loc)) detail::atomic_notify(id_, true, loc);
     }
 
    private:
@@ -612,7 +627,7 @@ struct checker_sync {
       bool ok_;
     };
     out from(const detail::access& a, const std::source_location& loc) const {
-      if (id_ == detail::no_location) return local(a);
+      if (!detail::own_object(id_, serial_, "an atomic", loc)) return local(a);
       const auto r = detail::atomic_access(id_, a, loc);
       return out{detail::from_bits<T>(r.value), r.success};
     }
@@ -669,6 +684,7 @@ struct checker_sync {
 
     std::uint32_t id_;
     mutable std::uint64_t raw_;
+    std::uint64_t serial_ = detail::execution_serial();  // the execution it belongs to (own_object)
   };
 
   static void fence(order_site s, std::source_location loc = std::source_location::current()) {
@@ -696,17 +712,18 @@ struct checker_sync {
     cell(const cell&) = delete;
     cell& operator=(const cell&) = delete;
     const T& read(std::source_location loc = std::source_location::current()) const {
-      if (id_ != detail::no_location) detail::cell_access(id_, false, loc);
+      if (detail::own_object(id_, serial_, "a cell", loc)) detail::cell_access(id_, false, loc);
       return v_;
     }
     T& write(std::source_location loc = std::source_location::current()) {
-      if (id_ != detail::no_location) detail::cell_access(id_, true, loc);
+      if (detail::own_object(id_, serial_, "a cell", loc)) detail::cell_access(id_, true, loc);
       return v_;
     }
 
    private:
     T v_;
     std::uint32_t id_;
+    std::uint64_t serial_ = detail::execution_serial();  // the execution it belongs to (own_object)
   };
 
   /// A mutex: lock() is enabled only while the mutex is free (acquire RMW reading the latest
@@ -719,17 +736,18 @@ struct checker_sync {
     mutex(const mutex&) = delete;
     mutex& operator=(const mutex&) = delete;
     void lock(std::source_location loc = std::source_location::current()) {
-      if (id_ != detail::no_location) detail::mutex_lock(id_, loc);
+      if (detail::own_object(id_, serial_, "a mutex", loc)) detail::mutex_lock(id_, loc);
     }
     bool try_lock(std::source_location loc = std::source_location::current()) {
-      return id_ == detail::no_location || detail::mutex_try_lock(id_, loc);
+      return !detail::own_object(id_, serial_, "a mutex", loc) || detail::mutex_try_lock(id_, loc);
     }
     void unlock(std::source_location loc = std::source_location::current()) {
-      if (id_ != detail::no_location) detail::mutex_unlock(id_, loc);
+      if (detail::own_object(id_, serial_, "a mutex", loc)) detail::mutex_unlock(id_, loc);
     }
 
    private:
     std::uint32_t id_;
+    std::uint64_t serial_ = detail::execution_serial();  // the execution it belongs to (own_object)
   };
 
   /// A modelled thread (a fiber). Thread creation and join are synchronising events.
@@ -783,7 +801,12 @@ struct checker_sync {
   static T* make(A&&... a) {
     void* p = detail::tracked_alloc(sizeof(T), alignof(T), 1, false, "make",
                                     std::source_location::current());
-    return ::new (p) T(std::forward<A>(a)...);
+    try {
+      return ::new (p) T(std::forward<A>(a)...);
+    } catch (...) {  // as a new-expression does: the storage is freed, no leak ([expr.new])
+      if (detail::tracked_check_free(p, false, std::source_location::current())) detail::tracked_release(p);
+      throw;
+    }
   }
   template <class T>
   static void destroy(T* p) {
@@ -797,7 +820,14 @@ struct checker_sync {
     void* p = detail::tracked_alloc(sizeof(T) * (n == 0 ? 1 : n), alignof(T), n, true, "make_array",
                                     std::source_location::current());
     T* a = static_cast<T*>(p);
-    for (std::size_t i = 0; i < n; ++i) ::new (static_cast<void*>(a + i)) T();
+    std::size_t made = 0;
+    try {
+      for (; made < n; ++made) ::new (static_cast<void*>(a + made)) T();
+    } catch (...) {  // as a new-expression does: the elements made are destroyed, the storage freed
+      for (std::size_t i = made; i > 0; --i) a[i - 1].~T();
+      if (detail::tracked_check_free(p, true, std::source_location::current())) detail::tracked_release(p);
+      throw;
+    }
     return a;
   }
   template <class T>
