@@ -392,4 +392,13 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
   }
 }
 
+void checker::record_foreign_object(const char* what, const std::source_location& src) {
+  record_failure("model error",
+                 std::string(what) + " made outside this execution (a global, a function-local static, or one kept " +
+                     "from an earlier execution or check()) is used at " + where(src) +
+                     "; the checker sees only the objects an execution makes (the scenario's members, or objects "
+                     "made in its constructor or threads), so this one would act as plain memory or as another "
+                     "object's location");
+}
+
 }  // namespace pilfer::model::engine

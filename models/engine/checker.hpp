@@ -156,6 +156,9 @@ class checker {
   void release(void* p) noexcept;
   /// Record a failure (arguments are destroyed before the fiber is stranded: no leak).
   void record_failure(std::string kind, std::string message);
+  /// An atomic, cell or mutex the execution did not make is used at `src`: a model error
+  /// (detail::foreign_object; the caller then abandons the execution).
+  void record_foreign_object(const char* what, const std::source_location& src);
   /// End the execution from a fiber that found a failure; the fiber is stranded.
   [[noreturn]] void abandon();
   /// assume(false): the execution is blocked (not an error); the fiber is stranded.

@@ -88,17 +88,7 @@ std::uint64_t execution_serial() noexcept { return engaged() ? engine::g_executi
 
 void foreign_object(const char* what, const std::source_location& src) {
   refuse_in_predicate();
-  {  // the strings die here: the fiber's frame is stranded below
-    std::string f = src.file_name();
-    const auto slash = f.rfind('/');
-    if (slash != std::string::npos) f = f.substr(slash + 1);
-    g->record_failure("model error",
-                      std::string(what) + " made outside this execution (a global, a function-local static, or one kept " +
-                          "from an earlier execution or check()) is used at " + f + ":" + std::to_string(src.line()) +
-                          "; the checker sees only the objects an execution makes (the scenario's members, or objects "
-                          "made in its constructor or threads), so this one would act as plain memory or as another "
-                          "object's location");
-  }
+  g->record_foreign_object(what, src);
   g->abandon();
 }
 

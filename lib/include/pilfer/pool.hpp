@@ -772,7 +772,7 @@ class basic_pool {
   /// counts are read relaxed [sleep.G1], [sleep.G2]; a stale answer costs one split too many or
   /// one chunk's delay, never a task.
   bool has_idle_worker() const noexcept {
-    return searching_.load(PILFER_SITE("sleep.G2", relaxed)) != 0 || ec_.waiters() != 0;
+    return searching_.load(PILFER_SITE("sleep.G2", relaxed)) != 0 || has_parked_worker();
   }
 
   bool has_work(const worker& w) const {
