@@ -87,6 +87,18 @@ extern checker* g;  // the running check (exploration.cpp)
 extern std::set<std::string> g_last_tags;
 /// Counts the executions started in this process (detail::execution_serial: which execution an object belongs to).
 extern std::uint64_t g_execution_serial;
+/// fibers.cpp, where the checker's own events are made (a scenario thread's spawn and join by
+/// the main thread, every thread's finish): a trace names no place in the engine for them.
+extern const char* const engine_source_file;
+/// The largest options::stack_size accepted (each modelled thread has one such stack).
+inline constexpr std::size_t max_stack_size = std::size_t{1} << 30;
+/// Why `o` (or `make`) cannot be checked, or empty: an option out of its range or an enum value
+/// no enumerator names is a model error before anything runs (exploration.cpp).
+std::string invalid_options(const options& o, const std::function<std::unique_ptr<scenario>()>& make);
+/// A check() or estimate() (`call`) made while a check runs: inside a modelled thread it is the
+/// running check's failure (the thread stops there); elsewhere (an on_progress callback, another
+/// OS thread) the call's own model error, whose message this returns. Empty: no check is running.
+std::string refuse_nested(const char* call);
 
 // A failure ends the execution: the message temporaries die with the full-expression that
 // records them, before the fiber is stranded (stranded frames are never unwound).
@@ -195,7 +207,7 @@ class checker {
   bool visit_state(const hash128& h, bool memoise);  // a scheduling point's state: false = seen before (pruned)
   outcome run_execution();
   void reset_execution();
-  void report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted);
+  bool report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted);
   void cleanup_execution();
   void main_body();
   static void fiber_entry();
@@ -413,7 +425,11 @@ class checker {
   bool await_unsatisfied_ = false;     // read_choose: an await had accepted stores, none consistent (see access)
   /// The recorded outcome of such a read (so that replaying a prefix meets it again, not the next decision).
   static constexpr std::uint32_t await_unsatisfied_aux = 0xFFFFFFFEu;
+  /// A weak CAS's spurious failure, recorded as its source event with this bit (options::spurious_cas_failures).
+  static constexpr std::uint32_t spurious_failure_bit = 0x80000000u;
   std::size_t finish_progress_ = 0;  // finishing: writes, locks, unlocks, thread starts and ends
+  /// Finishing strands the threads left after this many rounds in a row without progress (see finishing.cpp).
+  static constexpr unsigned finish_still_rounds = 64;
   std::uint32_t cur_ = 0;
   std::vector<mthread> threads_;
   std::vector<event> events_;

@@ -221,9 +221,15 @@ std::string estimate_result::summary() const {
 }
 
 estimate_result estimate(std::function<std::unique_ptr<scenario>()> make, const options& o, std::size_t probes) {
-  if (engine::g) {
-    std::fprintf(stderr, "pilfer model: estimate() is not reentrant (nor callable inside check())\n");
-    std::abort();
+  std::string bad = engine::refuse_nested("estimate()");
+  if (bad.empty()) bad = engine::invalid_options(o, make);
+  if (!bad.empty() || probes == 0) {
+    estimate_result refused;
+    refused.ok = false;
+    refused.model = o.model;
+    refused.seed = o.seed;
+    refused.message = bad.empty() ? "estimate() needs at least 1 probe" : std::move(bad);
+    return refused;
   }
   engine::checker c(std::move(make), o);
   struct guards_released {  // (as check(): the guard pages are accessible again before the stacks are freed)

@@ -175,12 +175,10 @@ result checker::run() {
     g = nullptr;
     return res_;
   }
-  if (opt_.shard_count == 0 || opt_.shard_index >= opt_.shard_count) {
-    // Out of range, the shard would explore another shard's part, or nothing, and say ok.
+  if (const std::string bad = invalid_options(opt_, make_); !bad.empty()) {
     res_.ok = false;
     res_.kind = "model error";
-    res_.message = "options::shard_index must be below options::shard_count (at least 1), got shard " +
-                   std::to_string(opt_.shard_index) + " of " + std::to_string(opt_.shard_count);
+    res_.message = bad;
     g = nullptr;
     return res_;
   }
@@ -269,7 +267,7 @@ result checker::run() {
       if (stop) break;
       if (opt_.how == mode::random) {
         if (exec_index_ >= limit) break;
-        if (opt_.on_progress) report_progress(t0, false, false);
+        if (opt_.on_progress && !report_progress(t0, false, false)) break;
         continue;
       }
       // DFS backtrack: bump the deepest decision with alternatives left.
@@ -279,7 +277,7 @@ result checker::run() {
         break;
       }
       ++path_.back().chosen;
-      if (opt_.on_progress) report_progress(t0, false, false);
+      if (opt_.on_progress && !report_progress(t0, false, false)) break;
       if (limit != 0 && res_.executions >= limit) break;  // bound hit: complete stays false
     }
     if (dump != nullptr) std::fclose(dump);
@@ -295,10 +293,12 @@ result checker::run() {
 
 /// options::on_progress: every progress_interval seconds, and at the end (`final`). The share
 /// explored is the weight of the decision subtrees left of the current path: a decision with
-/// n alternatives splits its subtree's weight n ways.
-void checker::report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted) {
+/// n alternatives splits its subtree's weight n ways. A callback that throws ends the check with
+/// a model error that says so (false: stop exploring); it is called between executions, where
+/// stopping leaves nothing half done.
+bool checker::report_progress(std::chrono::steady_clock::time_point t0, bool final, bool exhausted) {
   const auto now = std::chrono::steady_clock::now();
-  if (!final && std::chrono::duration<double>(now - last_progress_).count() < opt_.progress_interval) return;
+  if (!final && std::chrono::duration<double>(now - last_progress_).count() < opt_.progress_interval) return true;
   last_progress_ = now;
   progress p;
   p.executions = res_.executions;
@@ -318,7 +318,46 @@ void checker::report_progress(std::chrono::steady_clock::time_point t0, bool fin
       if (weight < 1e-300) break;
     }
   }
-  opt_.on_progress(p);
+  std::string what;
+  try {
+    opt_.on_progress(p);
+    return true;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "(an exception not derived from std::exception)";
+  }
+  if (res_.ok) {  // (a failure the exploration found stays the verdict)
+    res_.ok = false;
+    res_.kind = "model error";
+    res_.message = "options::on_progress threw: " + what;
+  }
+  return false;
+}
+
+std::string invalid_options(const options& o, const std::function<std::unique_ptr<scenario>()>& make) {
+  if (!make) return "check() was given an empty scenario factory";
+  if (o.how != mode::exhaustive && o.how != mode::random)
+    return "options::how is not a pilfer::model::mode (" + std::to_string(static_cast<int>(o.how)) + ")";
+  if (o.model != memory_model::cxx20 && o.model != memory_model::rc11)
+    return "options::model is not a pilfer::model::memory_model (" + std::to_string(static_cast<int>(o.model)) + ")";
+  if (o.exploration && *o.exploration != exploration_mode::dfs && *o.exploration != exploration_mode::revisit)
+    return "options::exploration is not a pilfer::model::exploration_mode (" +
+           std::to_string(static_cast<int>(*o.exploration)) + ")";
+  if (o.how == mode::random && o.iterations == 0) return "options::iterations must be at least 1 in random mode";
+  if (o.stack_size > max_stack_size)
+    return "options::stack_size is " + std::to_string(o.stack_size) + " bytes; at most " +
+           std::to_string(max_stack_size) + " (1 GiB per modelled thread)";
+  for (const auto& [tag, order] : o.weaken)
+    if (static_cast<int>(order) < static_cast<int>(std::memory_order_relaxed) ||
+        static_cast<int>(order) > static_cast<int>(std::memory_order_seq_cst))
+      return "options::weaken[\"" + tag + "\"] is not a std::memory_order (" + std::to_string(static_cast<int>(order)) +
+             ")";
+  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
+    // (out of range, the shard would explore another shard's part, or nothing, and say ok)
+    return "options::shard_index must be below options::shard_count (at least 1), got shard " +
+           std::to_string(o.shard_index) + " of " + std::to_string(o.shard_count);
+  return {};
 }
 
 void checker::reset_execution() {

@@ -25,9 +25,9 @@ namespace pilfer::model::engine {
 
 // ---- fiber stacks and their guard pages ----
 // Each stack is options::stack_size usable bytes. Outside ASan (whose own reports cover an
-// overflow) 16 PROT_NONE pages sit below them (a frame larger than that, e.g. a big alloca, may
-// step over them): a thread that overflows its stack faults there,
-// and the SIGSEGV handler, on its own stack, writes one line naming the thread and
+// overflow) 16 PROT_NONE pages sit below them: a thread that overflows its stack faults there,
+// or, with a frame larger than the guard (a 1 MiB local), wherever that frame's first access
+// lands with the stack pointer below the running fiber's stack; the SIGSEGV handler, on its own stack, writes one line naming the thread and
 // options::stack_size before the fault is taken again with the previous disposition (the process
 // dies as it would have, now with a reason). The pages are made accessible again before the
 // stacks are freed, at the end of check() (release_stack_guards(), public_api.cpp).
@@ -80,10 +80,31 @@ std::size_t put_text(char* buf, std::size_t n, const char* s) noexcept {
   return n;
 }
 
-void on_segv(int, siginfo_t* info, void*) {
+/// The stack slot of the fiber running now (none: the scheduler): a frame larger than the guard
+/// pages moves the stack pointer below them, and the fault lands wherever its first access does.
+std::uint32_t volatile g_running_slot = none;
+
+/// The stack pointer at the fault, 0 where this platform's context is not read.
+std::uintptr_t fault_stack_pointer(void* context) noexcept {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+void on_segv(int, siginfo_t* info, void* context) {
   const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  const std::uintptr_t sp = fault_stack_pointer(context);
+  const std::uint32_t running = g_running_slot;
   for (std::size_t k = 0; k < g_guard_count; ++k) {
-    if (at < g_guards[k].begin || at >= g_guards[k].end) continue;
+    const bool in_guard = at >= g_guards[k].begin && at < g_guards[k].end;
+    const bool below_running_stack = g_guards[k].thread == running && sp != 0 && sp < g_guards[k].end;
+    if (!in_guard && !below_running_stack) continue;
     char buf[256];
     std::size_t n = put_text(buf, 0, "pilfer model: modelled thread t");
     n = put_number(buf, n, g_guards[k].thread);
@@ -177,6 +198,8 @@ void checker::fiber_entry() {
   c.finish_thread();
 }
 
+const char* const engine_source_file = std::source_location::current().file_name();
+
 void checker::finish_thread() {
   mthread& th = threads_[cur_];
   if (live()) {
@@ -198,6 +221,7 @@ void checker::finish_thread() {
 /// (or before after()) skips them: only the scenario's destruction is left to run.
 void checker::main_body() {
   scenario_ = make_();
+  if (!scenario_) PILFER_MODEL_FAIL("model error", "the scenario factory returned no scenario (a null pointer)");
   if (live() && scenario_->threads() > max_threads - 1)
     PILFER_MODEL_FAIL("model error", "the scenario has " + std::to_string(scenario_->threads()) + " threads; at most " +
                                          std::to_string(max_threads - 1) + " (the checker runs " +
@@ -210,7 +234,7 @@ void checker::main_body() {
   if (live())
     for (unsigned i = 0; i < s->threads(); ++i) {
       spawning_body_ = i;  // (a symmetric group's member is labeled by its body: symmetry.cpp)
-      main_threads_.emplace_back([s, i] { s->thread(i); });
+      main_threads_.emplace_back([s, i] { s->thread(i); }, std::source_location::current());
       spawning_body_ = none;
     }
   for (auto& t : main_threads_) t.join();
@@ -259,7 +283,8 @@ void checker::switch_to(std::uint32_t t) {
     const std::size_t usable = stack_bytes(opt_.stack_size);
     const std::size_t slot = t;
     while (stacks_.size() <= slot) {
-      stacks_.push_back(std::make_unique<char[]>(stack_alloc_bytes(opt_.stack_size)));
+      // (not zeroed: a stack's pages are touched as its frames reach them, not all up front)
+      stacks_.push_back(std::make_unique_for_overwrite<char[]>(stack_alloc_bytes(opt_.stack_size)));
       if (use_guard_pages) guard_stack(stacks_.back().get(), usable, static_cast<std::uint32_t>(stacks_.size() - 1));
     }
 #if defined(PILFER_MODEL_ASAN)
@@ -287,10 +312,13 @@ void checker::switch_to(std::uint32_t t) {
   __sanitizer_start_switch_fiber(&fake_stack_, stack_begin(stacks_[t].get()), stack_bytes(opt_.stack_size));
 #endif
 #if defined(PILFER_MODEL_ASM_SWITCH)
+  g_running_slot = t;
   pilfer_model_switch(&sched_sp_, th.sp);
 #else
+  g_running_slot = t;
   swapcontext(&sched_ctx_, contexts_[t].get());
 #endif
+  g_running_slot = none;
 #if defined(PILFER_MODEL_ASAN)
   __sanitizer_finish_switch_fiber(fake_stack_, nullptr, nullptr);
 #endif

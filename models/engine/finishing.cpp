@@ -16,9 +16,13 @@
 //   A thread that found a failure or a false assume() is STRANDED: never resumed (its code
 //   cannot go on past that point). After a failure nothing is finished (the code past a bug may
 //   do real damage): every thread is stranded. Threads that cannot finish (waiting for a
-//   stranded one: a round of every thread without a write, a start or an end; or past their
-//   budget of operations) are stranded too, and the scenario object, if the main thread did not
-//   destroy it, is destroyed on one more fiber, in finishing mode. What stranded frames own is
+//   stranded one: finish_still_rounds rounds of every thread without a write, a start or an
+//   end; or past their budget of operations) are stranded too. (One still round is not enough:
+//   a spin loop cut between its reads ends its iteration in the first round, having read
+//   nothing new, and reads the value that lets it out in the next — Peterson's lock, cut between
+//   the flag read and the turn read, stranded both threads' locals. A loop that spins a bounded
+//   number of times before it writes needs as many rounds.) The scenario object, if the main
+//   thread did not destroy it, is destroyed on one more fiber, in finishing mode. What stranded frames own is
 //   leaked; result::abandoned counts the executions that left any.
 #include "checker.hpp"
 
@@ -46,6 +50,7 @@ bool checker::finish_execution() {
 }
 
 void checker::finish_threads() {
+  unsigned still_rounds = 0;
   for (;;) {
     const std::size_t progress = finish_progress_;
     bool unfinished = false;
@@ -55,7 +60,9 @@ void checker::finish_threads() {
       switch_to(t);  // until it pauses, ends or is stranded
     }
     if (!unfinished) return;
-    if (finish_progress_ == progress) {  // every thread paused without a change: none can go on
+    if (finish_progress_ != progress) {
+      still_rounds = 0;
+    } else if (++still_rounds == finish_still_rounds) {  // every thread paused, round after round, without a change
       strand_unfinished();
       return;
     }

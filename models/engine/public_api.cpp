@@ -48,10 +48,25 @@ bool engaged() noexcept {
 }
 }  // namespace
 
+std::string engine::refuse_nested(const char* call) {
+  if (!g) return {};
+  const std::string why = std::string(call) + " was called while a check runs (one check at a time per process)";
+  if (g->finishing()) g->strand();  // (nothing is checked while finishing: the thread stops here)
+  if (g->live()) {
+    g->record_failure("model error", why + ", inside a modelled thread");
+    g->abandon();
+  }
+  return why;
+}
+
 result check(std::function<std::unique_ptr<scenario>()> make, const options& o) {
-  if (g) {
-    std::fprintf(stderr, "pilfer model: check() is not reentrant\n");
-    std::abort();
+  if (std::string nested = engine::refuse_nested("check()"); !nested.empty()) {
+    result refused;
+    refused.ok = false;
+    refused.model = o.model;
+    refused.kind = "model error";
+    refused.message = std::move(nested);
+    return refused;
   }
   engine::checker c(std::move(make), o);
   // (destroyed before `c`: the guard pages are accessible again before the stacks are freed)

@@ -433,7 +433,10 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
       break;
     }
     rv_shards_after_run();
-    if (opt_.on_progress) report_progress(t0, false, false);
+    if (opt_.on_progress && !report_progress(t0, false, false)) {
+      stopped = true;
+      break;
+    }
     if (limit != 0 && res_.executions >= limit) {
       stopped = true;
       break;

@@ -37,6 +37,11 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   }
   const bool is_rmw_op = a && (a->op != detail::rmw_op::none || a->cas);
   const std::uint64_t mask = l.info.bits >= 64 ? ~0ull : ((1ull << l.info.bits) - 1);
+  // options::spurious_cas_failures: a weak CAS may fail where it could succeed, but not twice in
+  // a row on one location (mthread::spurious_at): a retry loop is not a livelock, and one failure
+  // is what code that assumes success gets wrong
+  const bool spurious = is_cas && a && a->weak && opt_.spurious_cas_failures && th.spurious_at != lid;
+  if (spurious && revisit_) rv_unsupported("spurious CAS failures");
   using cand = read_candidate;
   // build(c, e): the read (or RMW) event of candidate c, made in e (~200 bytes: in place, not
   // returned and copied)
@@ -188,7 +193,10 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       await_unsatisfied_ = true;
       return none;
     }
-    build(cand{fast, rmw_from(events_[fast].mo_pos)}, e);
+    if (fast & spurious_failure_bit)
+      build(cand{fast & ~spurious_failure_bit, false}, e);
+    else
+      build(cand{fast, rmw_from(events_[fast].mo_pos)}, e);
   } else {
     // (the bound is needed only here: a replayed read takes its recorded source)
     const std::uint32_t lo = latest ? static_cast<std::uint32_t>(l.mo.size() - 1) : visible_bound(cur_, l);
@@ -198,8 +206,11 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
     for (std::uint32_t p = static_cast<std::uint32_t>(l.mo.size()); p-- > lo;) {
       if (a && a->accept && !await_accepts(a->accept, a->accept_ctx, l, l.mo[p])) continue;  // an await's
       const bool becomes_rmw = rmw_from(p);
-      if (becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd) continue;  // atomicity
-      cands.push_back(cand{l.mo[p], becomes_rmw});
+      if (!(becomes_rmw && p + 1 < l.mo.size() && events_[l.mo[p + 1]].rd))  // (atomicity)
+        cands.push_back(cand{l.mo[p], becomes_rmw});
+      // options::spurious_cas_failures: a weak CAS that could succeed may also fail, reading the
+      // same store (recorded with spurious_failure_bit: the replay must not take the success)
+      if (becomes_rmw && spurious) cands.push_back(cand{l.mo[p], false});
     }
     // build each candidate event, keep the psc-consistent ones (the RMW write goes right
     // after its source in mo); the chosen one is built again (build is a function of the
@@ -212,7 +223,7 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
       const cand& c = cands[i];
       if (!consistent(c, e)) continue;
       good.push_back(i);
-      aux.push_back(c.w);
+      aux.push_back(is_cas && !c.rmw && rmw_from(events_[c.w].mo_pos) ? c.w | spurious_failure_bit : c.w);
       if (unbranched_ || th.observing) break;  // only the first (newest) consistent source is taken
     }
     if (good.empty() && a && a->accept) {
@@ -253,6 +264,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   }
   if (value) *value = events_[gid].rval;
   if (success) *success = events_[gid].wr;
+  // (a CAS that read the value it expected and did not write failed spuriously)
+  th.spurious_at = is_cas && !events_[gid].wr && (events_[gid].rval & mask) == (expected & mask) ? lid : none;
   const event& r = events_[gid];
   if (events_[r.rf].kind == ek::uninit)
     PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +

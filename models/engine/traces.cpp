@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace pilfer::model::engine {
@@ -75,6 +76,12 @@ std::string checker::describe(const event& e) const {
   }
   if (e.wr) s += " wrote " + format_value(locs_[e.loc], e.wval) + " (mo " + std::to_string(e.mo_pos) + ")";
   if (e.other != none) s += " t" + std::to_string(e.other);
+  if (e.file == engine_source_file || std::strcmp(e.file, engine_source_file) == 0) {
+    // the checker's own: the scenario's threads started and joined, a thread's end
+    if (e.thread == 0 && (e.kind == ek::spawn || e.kind == ek::join))
+      s += "  (scenario thread " + std::to_string(e.other - 1) + ")";
+    return s + "\n";
+  }
   std::string f = e.file;
   const auto slash = f.rfind('/');
   if (slash != std::string::npos) f = f.substr(slash + 1);

@@ -40,6 +40,7 @@ struct command {
   std::vector<std::string> names;
   bool all = false, list = false, random = false, exhaustive = false;
   bool no_symmetry = false;  // --no-symmetry: explore every permutation of symmetric threads
+  bool spurious_cas = false;  // --spurious-cas-failures: a weak CAS may also fail (options::spurious_cas_failures)
   std::optional<unsigned> preemption_bound;  // --preemption-bound=N; N = "none" lifts a scenario's bound
   std::optional<std::uint64_t> seed;
   std::string replay;
@@ -121,6 +122,8 @@ std::optional<command> parse(int argc, char** argv) {
       c.exhaustive = true;
     } else if (a == "--no-symmetry") {
       c.no_symmetry = true;
+    } else if (a == "--spurious-cas-failures") {
+      c.spurious_cas = true;
     } else if (a.starts_with("--preemption-bound=")) {
       const std::string_view v = value("--preemption-bound=");
       if (v == "none") {
@@ -232,6 +235,7 @@ bool run(const scenario_entry& e, const command& c, std::set<std::string>& seen_
   if (c.random) o.how = mode::random;
   if (c.exhaustive) o.how = mode::exhaustive;
   if (c.no_symmetry) o.symmetry = false;
+  if (c.spurious_cas) o.spurious_cas_failures = true;
   if (c.preemption_bound) {
     if (*c.preemption_bound == std::numeric_limits<unsigned>::max()) o.preemption_bound.reset();
     else o.preemption_bound = *c.preemption_bound;
@@ -289,9 +293,25 @@ bool run(const scenario_entry& e, const command& c, std::set<std::string>& seen_
 }  // namespace
 
 int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** argv) {
+  // (the failure kinds a check reports: result::kind)
+  static const std::set<std::string> kinds{"assertion",   "data race",     "deadlock",           "livelock",
+                                           "use after free", "double free", "invalid free",       "leak",
+                                           "uninitialised read", "mutex misuse", "exception",      "model error"};
+  std::set<std::string> names;
   for (const auto& e : scenarios) {
     if (!valid_name(e.name)) {
       std::fprintf(stderr, "error: scenario name '%s' must be letters, digits, '.', '_' or '-'\n", e.name.c_str());
+      return 2;
+    }
+    if (!names.insert(e.name).second) {
+      std::fprintf(stderr, "error: two scenarios are named '%s' (a name picks one)\n", e.name.c_str());
+      return 2;
+    }
+    if (!e.expected_failure.empty() && kinds.count(e.expected_failure) == 0) {
+      std::string known;
+      for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "error: scenario '%s' expects failure '%s', which no check reports (one of: %s)\n",
+                   e.name.c_str(), e.expected_failure.c_str(), known.c_str());
       return 2;
     }
   }
@@ -317,7 +337,7 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   }
   if (chosen.empty()) {
     std::fprintf(stderr, "usage: %s NAME...|--all|--list [--random] [--seed=N] [--replay=TOKEN] "
-                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--no-symmetry] [--executions=N] [--progress[=SECONDS]] "
+                         "[--weaken=TAG=ORDER]... [--model=c++20|rc11] [--shard=I/N] [--no-symmetry] [--spurious-cas-failures] [--executions=N] [--progress[=SECONDS]] "
                          "[--estimate[=PROBES]|--estimate-only[=PROBES]]\n",
                  argc > 0 ? argv[0] : "scenarios");
     for (const auto& e : scenarios) std::fprintf(stderr, "  %s\n", e.name.c_str());

@@ -5,7 +5,8 @@
 // counts must agree, and the run must have cut executions short (else the test proves nothing).
 // Before the checker finished executions, the threads of every cut execution were abandoned
 // mid-stack: 47 of 157 guards (first program) and 29 083 of 39 069 guards and owners (second)
-// were never destroyed.
+// were never destroyed. Spinners (Peterson's lock; a bounded backoff) are finished too: while
+// finishing gave up after one round without a write, Peterson's check left 9 guards behind.
 // @verifies MC-11
 #include "test_util.hpp"
 
@@ -104,6 +105,53 @@ struct blocked_guards : scenario {
   }
 };
 
+/// Peterson's lock, spinning with a hint or a yield: an execution cut between a spinner's flag
+/// read and its turn read must still finish. The spinner ends that iteration in the first
+/// finishing round having read nothing new, and gets out in the next; with one still round
+/// allowed, both threads were stranded (9 of 20 executions abandoned, 9 guards never destroyed).
+template <bool Hint>
+struct peterson_guards : scenario {
+  S::atomic<int> flag[2] = {S::atomic<int>{0}, S::atomic<int>{0}};
+  S::atomic<int> turn{0};
+  S::cell<int> inside{0};
+  peterson_guards() : scenario(2) { ++g_scenarios.made; }
+  ~peterson_guards() override { ++g_scenarios.destroyed; }
+  void thread(unsigned i) override {
+    guard g;
+    const int j = 1 - static_cast<int>(i);
+    flag[i].store(1, PILFER_SITE("fin.flag", seq_cst));
+    turn.store(j, PILFER_SITE("fin.turn", seq_cst));
+    while (flag[j].load(PILFER_SITE("fin.flag", seq_cst)) == 1 && turn.load(PILFER_SITE("fin.turn", seq_cst)) == j) {
+      if (Hint)
+        S::spin_hint();
+      else
+        S::yield();
+    }
+    inside.write() += 1;
+    flag[i].store(0, PILFER_SITE("fin.flag", seq_cst));
+  }
+  void after() override { PILFER_MODEL_ASSERT(inside.read() == 2); }
+};
+
+/// A thread that yields a bounded number of times before it writes the flag the other waits
+/// for: finishing rounds without a write are not yet a thread that cannot go on.
+struct bounded_backoff : scenario {
+  S::atomic<int> x{0}, ready{0};
+  bounded_backoff() : scenario(2) { ++g_scenarios.made; }
+  ~bounded_backoff() override { ++g_scenarios.destroyed; }
+  void thread(unsigned i) override {
+    guard g;
+    if (i == 0) {
+      x.fetch_add(1, PILFER_SITE("fin.add", relaxed));
+      for (int k = 0; k < 20; ++k) S::yield();
+      ready.store(1, PILFER_SITE("fin.ready", release));
+    } else {
+      x.fetch_add(1, PILFER_SITE("fin.add", relaxed));
+      while (ready.load(PILFER_SITE("fin.ready", acquire)) == 0) S::spin_hint();
+    }
+  }
+};
+
 template <class Scn>
 result run(options o = {}) {
   g_guards = {};
@@ -136,5 +184,13 @@ int main() {
              "assume(false): only the stranded thread's guard is left, the scenario is destroyed",
              cat("[", r.summary(), "] guards ", g_guards.show(), "; scenarios ", g_scenarios.show()));
   }
+  const auto finished_spinners = [&t](const result& r, const std::string& name) {
+    t.expect(r.ok && r.complete && r.pruned > 0 && r.abandoned == 0 && g_guards.balanced() && g_scenarios.balanced(),
+             name, cat("[", r.summary(), "] pruned ", std::to_string(r.pruned), "; guards ", g_guards.show(),
+                       "; scenarios ", g_scenarios.show()));
+  };
+  finished_spinners(run<peterson_guards<true>>(), "Peterson spinning with spin_hint: cut executions finish");
+  finished_spinners(run<peterson_guards<false>>(), "Peterson spinning with yield: cut executions finish");
+  finished_spinners(run<bounded_backoff>(), "20 yields before the write a spinner waits for: cut executions finish");
   return t.done();
 }

@@ -1,7 +1,9 @@
 // Engine self-test: a modelled thread that overflows its fiber stack (options::stack_size) is
 // stopped at the guard page below the stack with one line naming the thread and the option,
 // instead of a bare SIGSEGV (or, worse, writing over whatever lay below the stack); with a
-// larger options::stack_size the same scenario runs. The overflow runs in a child process.
+// larger options::stack_size the same scenario runs. The overflow runs in a child process. A
+// frame larger than the guard pages (a 1 MiB local) is named too: the handler finds the stack
+// pointer below the running fiber's stack wherever the first access faults.
 // @verifies MC-3
 #include "test_util.hpp"
 
@@ -29,12 +31,26 @@ struct deep_recursion : scenario {
   void thread(unsigned) override { x.store(down(2000), PILFER_SITE("sg.x", relaxed)); }
 };
 
+// t1 has one 1 MiB local: its frame steps over the guard pages at once, and its first access
+// lands below them (before, a bare SIGSEGV with no word of the stack)
+struct huge_local : scenario {
+  S::atomic<int> x{0};
+  huge_local() : scenario(1) {}
+  static int fill() {
+    volatile char frame[1 << 20];
+    for (std::size_t k = 0; k < sizeof frame; k += 4096) frame[k] = 1;
+    return frame[0];
+  }
+  void thread(unsigned) override { x.store(fill(), PILFER_SITE("sg.x", relaxed)); }
+};
+
 struct child_outcome {
   int status = 0;
   std::string err;
 };
 
-/// check<deep_recursion>(o) in a child process: how it ended and what it wrote to stderr.
+/// check<Scn>(o) in a child process: how it ended and what it wrote to stderr.
+template <class Scn>
 child_outcome run_in_child(const options& o) {
   int fds[2];
   if (pipe(fds) != 0) std::abort();
@@ -43,7 +59,7 @@ child_outcome run_in_child(const options& o) {
   if (pid == 0) {
     dup2(fds[1], STDERR_FILENO);
     close(fds[0]);
-    const result r = check<deep_recursion>(o);
+    const result r = check<Scn>(o);
     std::_Exit(r.ok ? 0 : 1);
   }
   close(fds[1]);
@@ -60,7 +76,8 @@ child_outcome run_in_child(const options& o) {
 int main() {
   runner t;
   options small;  // the default 256 KiB
-  const child_outcome c = run_in_child(small);
+  const child_outcome c = run_in_child<deep_recursion>(small);
+  const child_outcome h = run_in_child<huge_local>(small);
 #if defined(__SANITIZE_ADDRESS__)
 #define STACK_GUARD_TEST_ASAN 1
 #elif defined(__has_feature)
@@ -75,12 +92,20 @@ int main() {
                c.err.find("AddressSanitizer: stack-overflow") != std::string::npos,
            "overflowing the 256 KiB stack is reported (by AddressSanitizer in this build)",
            "status " + std::to_string(c.status) + " stderr: " + c.err);
+  t.expect(!(WIFEXITED(h.status) && WEXITSTATUS(h.status) == 0) && h.err.find("AddressSanitizer") != std::string::npos,
+           "a 1 MiB local on the 256 KiB stack is reported (by AddressSanitizer in this build)",
+           "status " + std::to_string(h.status) + " stderr: " + h.err);
 #else
   t.expect(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGSEGV &&
                c.err.find("pilfer model: modelled thread t1 overflowed its fiber stack of 262144 bytes "
                           "(options::stack_size") != std::string::npos,
            "overflowing the 256 KiB stack names the thread and options::stack_size",
            "status " + std::to_string(c.status) + " stderr: " + c.err);
+  t.expect(WIFSIGNALED(h.status) && WTERMSIG(h.status) == SIGSEGV &&
+               h.err.find("pilfer model: modelled thread t1 overflowed its fiber stack of 262144 bytes") !=
+                   std::string::npos,
+           "a 1 MiB local, stepping over the guard pages, names the thread and options::stack_size",
+           "status " + std::to_string(h.status) + " stderr: " + h.err);
 #endif
 
   options big;

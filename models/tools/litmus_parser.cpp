@@ -1562,6 +1562,7 @@ class parser {
       while (!at_par_sep() && !at_par_close()) {
         if (cur().k == token::kind::end) fail("unexpected end of file: missing '}}}'");
         if (at_par_open()) fail("nested '{{{' is not supported");
+        if (is_ident("return")) fail("'return' inside '{{{ ... }}}': missing '}}}' before it");
         read_statement(body->body);
       }
       t.body = std::move(body);

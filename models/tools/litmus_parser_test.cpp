@@ -570,6 +570,9 @@ TEST(LitmusDialect, BadInputGivesPositionedErrors) {
       {"int main() {\n  atomic_int x = 0;\n  {{{ x.frob(1); ||| x.store(1); }}}\n}\n", 3, 9,
        "unknown member function"},
       {"int main() {\n  atomic_int x = 0;\n  {{{ x.store(1);\n", 4, 1, "missing '}}}'"},
+      // (an outside tester's: this said "unknown variable 'return'")
+      {"int main() {\n  atomic_int x = 0;\n  {{{ x.store(1);\n  ||| x.load();\n  return 0; }\n", 5, 3,
+       "missing '}}}' before it"},
       {"C t\n{}\nP99 (atomic_int* x) { }\nexists (x=0)\n", 3, 1, "thread number"},
       {"C t\n{}\nP0 (atomic_int* x) { int r = " + std::string(500, '(') + "1" +
            std::string(500, ')') + "; }\nexists (x=0)\n", 3, 229, "nesting deeper"},

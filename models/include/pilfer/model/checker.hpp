@@ -159,6 +159,10 @@ struct options {
   bool symmetry = true;
   bool verbose = false;                      ///< print each execution's trace (debugging only)
   bool spurious_wakeups = false;             ///< atomic::wait may also return without a notify
+  /// compare_exchange_weak may also fail where it could succeed (reading the expected value), as
+  /// the standard allows: code that assumes a weak CAS on the expected value succeeds is caught.
+  /// (DFS only; each such CAS doubles its choices.)
+  bool spurious_cas_failures = false;
   /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
   /// mapped one (never stronger than declared: seq_cst + acq_rel = acquire for a load).
   std::map<std::string, std::memory_order> weaken;
@@ -396,11 +400,27 @@ constexpr value_info info_of() noexcept {
   return value_info{static_cast<unsigned>(8 * sizeof(T)), std::is_signed_v<T>, std::is_pointer_v<T>};
 }
 
+/// A value's bits as the checker stores and compares them. Padding bits are cleared: C++20's
+/// compare_exchange compares value representations, not padding (P0528R3), so a CAS whose
+/// `expected` differs from the stored value only in padding succeeds. (Where the compiler lacks
+/// __builtin_clear_padding — clang before 15 — padding is compared as it is: a padded T's CAS
+/// may fail that the standard lets succeed; give such a T explicit fields instead of padding.)
 template <class T>
 std::uint64_t to_bits(const T& v) noexcept {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8,
                 "checker_sync::atomic<T> needs a trivially copyable T of at most 8 bytes");
   std::uint64_t b = 0;
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_clear_padding)
+  if constexpr (!std::has_unique_object_representations_v<T> && !std::is_floating_point_v<T>) {
+    alignas(T) unsigned char bytes[sizeof(T)];
+    std::memcpy(bytes, &v, sizeof(T));  // (implicitly creates the T the builtin clears)
+    __builtin_clear_padding(std::launder(reinterpret_cast<T*>(bytes)));
+    std::memcpy(&b, bytes, sizeof(T));
+    return b;
+  }
+#endif
+#endif
   std::memcpy(&b, &v, sizeof(T));
   return b;
 }
@@ -706,8 +726,18 @@ struct checker_sync {
   template <class T>
   class cell {
    public:
-    template <class... A>
-    explicit cell(A&&... a) : v_(std::forward<A>(a)...), id_(detail::new_cell(this, std::source_location::current())) {}
+    // (with no argument or one, the cell's place in a report is where it was made; a cell built
+    // from several arguments is named at this header)
+    explicit cell(std::source_location loc = std::source_location::current()) : v_(), id_(detail::new_cell(this, loc)) {}
+    template <class U>
+      requires std::is_constructible_v<T, U&&>
+    explicit cell(U&& v, std::source_location loc = std::source_location::current())
+        : v_(std::forward<U>(v)), id_(detail::new_cell(this, loc)) {}
+    template <class A1, class A2, class... A>
+      requires(!std::is_same_v<std::remove_cvref_t<A2>, std::source_location>)
+    explicit cell(A1&& a1, A2&& a2, A&&... a)
+        : v_(std::forward<A1>(a1), std::forward<A2>(a2), std::forward<A>(a)...),
+          id_(detail::new_cell(this, std::source_location::current())) {}
     ~cell() { detail::end_location(id_); }
     cell(const cell&) = delete;
     cell& operator=(const cell&) = delete;
@@ -809,31 +839,30 @@ struct checker_sync {
     }
   }
   template <class T>
-  static void destroy(T* p) {
+  static void destroy(T* p, std::source_location loc = std::source_location::current()) {
     if (p == nullptr) return;
-    if (!detail::tracked_check_free(p, false, std::source_location::current())) return;
+    if (!detail::tracked_check_free(p, false, loc)) return;
     p->~T();
     detail::tracked_release(p);
   }
   template <class T>
-  static T* make_array(std::size_t n) {
-    void* p = detail::tracked_alloc(sizeof(T) * (n == 0 ? 1 : n), alignof(T), n, true, "make_array",
-                                    std::source_location::current());
+  static T* make_array(std::size_t n, std::source_location loc = std::source_location::current()) {
+    void* p = detail::tracked_alloc(sizeof(T) * (n == 0 ? 1 : n), alignof(T), n, true, "make_array", loc);
     T* a = static_cast<T*>(p);
     std::size_t made = 0;
     try {
       for (; made < n; ++made) ::new (static_cast<void*>(a + made)) T();
     } catch (...) {  // as a new-expression does: the elements made are destroyed, the storage freed
       for (std::size_t i = made; i > 0; --i) a[i - 1].~T();
-      if (detail::tracked_check_free(p, true, std::source_location::current())) detail::tracked_release(p);
+      if (detail::tracked_check_free(p, true, loc)) detail::tracked_release(p);
       throw;
     }
     return a;
   }
   template <class T>
-  static void destroy_array(T* p, std::size_t n) {
+  static void destroy_array(T* p, std::size_t n, std::source_location loc = std::source_location::current()) {
     if (p == nullptr) return;
-    if (!detail::tracked_check_free(p, true, std::source_location::current())) return;
+    if (!detail::tracked_check_free(p, true, loc)) return;
     for (std::size_t i = n; i > 0; --i) p[i - 1].~T();
     detail::tracked_release(p);
   }

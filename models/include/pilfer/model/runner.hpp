@@ -32,6 +32,7 @@
 //   --progress[=S]    every S seconds (default 10) a line on stderr: the share of the decision tree
 //                     explored (progress::explored), executions, states, and a projection of the run's time
 //   --no-symmetry     explore every permutation of the scenario's symmetric() groups (options::symmetry)
+//   --spurious-cas-failures  a weak CAS may also fail where it could succeed (options::spurious_cas_failures)
 //   --estimate[=P]    before the check, one line: estimate() of the scenario's exhaustive exploration by
 //                     revisits from P random probes (default 1000) — executions (complete + blocked) with
 //                     their standard error, runs, the run's time at the probes' pace, and seed=N (--seed=N
