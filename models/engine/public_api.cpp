@@ -50,13 +50,14 @@ bool engaged() noexcept {
 
 std::string engine::refuse_nested(const char* call) {
   if (!g) return {};
-  const std::string why = std::string(call) + " was called while a check runs (one check at a time per process)";
+  const char* const why = " was called while a check runs (one check at a time per process)";
   if (g->finishing()) g->strand();  // (nothing is checked while finishing: the thread stops here)
   if (g->live()) {
-    g->record_failure("model error", why + ", inside a modelled thread");
+    // (the message is made and handed over in this statement: this frame is stranded below)
+    g->record_failure("model error", std::string(call) + why + ", inside a modelled thread");
     g->abandon();
   }
-  return why;
+  return std::string(call) + why;
 }
 
 result check(std::function<std::unique_ptr<scenario>()> make, const options& o) {
