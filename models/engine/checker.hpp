@@ -412,6 +412,9 @@ class checker {
   std::string graph_line() const;
   std::string format_value(const location& l, std::uint64_t v) const;
   std::string where(const std::source_location& s) const;
+  /// "by tN at file:line" where memory from make* was made, or "by tN after file:line" (make<T>: the thread's
+  /// operation before it), or "by tN" (a make<T> before the thread's first operation).
+  std::string made_at(const region& r) const;
   std::string token() const;
 
   std::function<std::unique_ptr<scenario>()> make_;

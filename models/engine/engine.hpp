@@ -157,6 +157,7 @@ struct region {
   const char* what = "";
   const char* file = "";
   unsigned line = 0;
+  bool after = false;  // make<T>: file:line is the making thread's operation before it (see made_at)
   std::uint32_t thread = 0;
 };
 

@@ -584,8 +584,8 @@ checker::outcome checker::run_execution() {
       if (!r.freed) {
         failed_ = true;
         fail_kind_ = "leak";
-        fail_msg_ = std::string(r.what) + " of " + std::to_string(r.bytes) + " bytes by t" + std::to_string(r.thread) +
-                    " at " + r.file + ":" + std::to_string(r.line) + " was never destroyed";
+        fail_msg_ = std::string(r.what) + " of " + std::to_string(r.bytes) + " bytes made " + made_at(r) +
+                    " was never destroyed";
         break;
       }
     }

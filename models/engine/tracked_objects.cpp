@@ -1,6 +1,8 @@
 // models/engine/tracked_objects.cpp — memory made by checker_sync::make: allocation, destruction checks.
 #include "checker.hpp"
 
+#include <cstring>
+
 namespace pilfer::model::engine {
 
 void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const char* what,
@@ -14,8 +16,31 @@ void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const cha
   r.file = src.file_name();
   r.line = src.line();
   r.thread = cur_;
+  if (*r.file == '\0') {
+    // make<T>(args...) cannot take its caller's place (the arguments are a pack): the thread's
+    // operation before it names the spot instead
+    // (the checker's own events, a scenario thread's spawn or join, name no place of the user's)
+    const auto& evs = threads_[cur_].events;
+    for (std::size_t k = evs.size(); k-- > 0;) {
+      const event& e = events_[evs[k]];
+      if (*e.file == '\0' || std::strcmp(e.file, engine_source_file) == 0) continue;
+      r.file = e.file;
+      r.line = e.line;
+      r.after = true;
+      break;
+    }
+  }
   regions_[p] = r;
   return p;
+}
+
+std::string checker::made_at(const region& r) const {
+  std::string s = "by t" + std::to_string(r.thread);
+  if (*r.file == '\0') return s;  // (a make before the thread's first operation)
+  std::string f = r.file;
+  const auto slash = f.rfind('/');
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return s + (r.after ? " after " : " at ") + f + ":" + std::to_string(r.line);
 }
 
 bool checker::check_free(const void* p, bool array, const std::source_location& src) {
@@ -26,12 +51,12 @@ bool checker::check_free(const void* p, bool array, const std::source_location& 
   }
   if (it->second.freed) {
     if (!live()) return false;
-    PILFER_MODEL_FAIL("double free", "t" + std::to_string(cur_) + " destroyed " + it->second.what + " (made at " + it->second.file + ":" +
-                            std::to_string(it->second.line) + ") twice");
+    PILFER_MODEL_FAIL("double free", "t" + std::to_string(cur_) + " destroyed " + it->second.what + " (made " +
+                                         made_at(it->second) + ") twice, at " + where(src));
   }
   if (it->second.array != array && live())
-    PILFER_MODEL_FAIL("invalid free", std::string("destroy/destroy_array mismatch for memory made at ") + it->second.file + ":" +
-                             std::to_string(it->second.line));
+    PILFER_MODEL_FAIL("invalid free", std::string("destroy/destroy_array mismatch for memory made ") + made_at(it->second) +
+                                          ", at " + where(src));
   return true;
 }
 

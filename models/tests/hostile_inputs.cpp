@@ -15,7 +15,8 @@
 //     returns null (SIGSEGV) or is empty, enum values no enumerator names (run as another mode or
 //     model: an order 99 "weakening" failed a correct program), options::stack_size 2^50
 //     (std::bad_alloc escaped), random mode with 0 iterations (ran 1), estimate() with 0 probes ("ok");
-//   - a CAS ignores padding bytes (C++20): it compared them and failed (where the compiler can clear padding).
+//   - a CAS ignores padding bytes (C++20): it compared them and failed (where the compiler can clear padding);
+//   - memory errors name the user's lines, not the checker's header.
 // @verifies MC-3 MC-10
 #include "test_util.hpp"
 
@@ -129,6 +130,24 @@ struct padded_cas : scenario {
     expected.c = 0;
     expected.i = 0;
     swapped = a.compare_exchange_strong(expected, padded{1, 1}, PILFER_SITE("hi.pad", relaxed), PILFER_SITE("hi.pad", relaxed));
+  }
+};
+
+// a leak made after an operation, and a destroy of an array: the reports name this file's lines
+// (they named the checker's header)
+struct leak_after_store : scenario {
+  S::atomic<int> x{0};
+  leak_after_store() : scenario(1) {}
+  void thread(unsigned) override {
+    x.store(1, PILFER_SITE("hi.x", relaxed));
+    (void)S::make<int>(5);
+  }
+};
+struct array_destroyed_as_one : scenario {
+  array_destroyed_as_one() : scenario(1) {}
+  void thread(unsigned) override {
+    int* a = S::make_array<int>(4);
+    S::destroy(a);
   }
 };
 
@@ -273,6 +292,16 @@ int main() {
              e.summary());
   }
 
+  {
+    const result leak = check<leak_after_store>();
+    t.expect(leak.kind == "leak" && leak.message.find("made by t1 after hostile_inputs.cpp:") != std::string::npos,
+             "a leak names the line before the make (it named checker.hpp)", leak.message);
+    const result mismatch = check<array_destroyed_as_one>();
+    t.expect(mismatch.kind == "invalid free" && mismatch.message.find("made by t1 at hostile_inputs.cpp:") != std::string::npos &&
+                 mismatch.message.find("checker.hpp") == std::string::npos,
+             "a destroy of an array names the make_array's line and the destroy's (they named checker.hpp)",
+             mismatch.message);
+  }
   {  // (C++20 compares value representations: P0528R3)
     bool swapped = false;
     const result r = check([&swapped] {

@@ -827,14 +827,15 @@ struct checker_sync {
   using thread_id_type = unsigned;
   static thread_id_type thread_id() noexcept { return detail::thread_id(); }
 
+  /// (the arguments are a pack, so no caller's place follows them: a report names the thread's
+  /// operation before the make instead, "made after file:line")
   template <class T, class... A>
   static T* make(A&&... a) {
-    void* p = detail::tracked_alloc(sizeof(T), alignof(T), 1, false, "make",
-                                    std::source_location::current());
+    void* p = detail::tracked_alloc(sizeof(T), alignof(T), 1, false, "make", std::source_location{});
     try {
       return ::new (p) T(std::forward<A>(a)...);
     } catch (...) {  // as a new-expression does: the storage is freed, no leak ([expr.new])
-      if (detail::tracked_check_free(p, false, std::source_location::current())) detail::tracked_release(p);
+      if (detail::tracked_check_free(p, false, std::source_location{})) detail::tracked_release(p);
       throw;
     }
   }
