@@ -361,6 +361,10 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
 void checker::notify(std::uint32_t id, bool all, const std::source_location& src) {
   if (revisit_ && live()) rv_unsupported("atomic wait / notify");
   if (!live() || !begin_op(src)) return;  // finishing: a waiter re-checks by itself
+  if (!locs_[id].alive)  // (a notify is an access to the atomic, as a wait is)
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " notified L" + std::to_string(id) + " (created at " +
+                                            locs_[id].file + ":" + std::to_string(locs_[id].line) +
+                                            ") after it was destroyed, at " + where(src));
   event e = make_event(ek::notify, id, src);
   compute_views(e, threads_[cur_]);
   // eligible waiters: blocked on id having read X, with some store Y to id, X mo-before Y,

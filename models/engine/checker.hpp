@@ -163,6 +163,8 @@ class checker {
   std::uint64_t random(std::uint64_t bound);
   void*& thread_slot(const void* key) { return threads_[cur_].slots[key]; }
   unsigned thread_id() const noexcept { return cur_; }
+  /// A checker_sync::thread misused as std::thread forbids (detail::thread_misuse): the failure, not yet the stop.
+  void record_thread_misuse(const char* what, const std::source_location& src);
   void* alloc(std::size_t bytes, std::size_t align, bool array, const char* what, const std::source_location& src);
   bool check_free(const void* p, bool array, const std::source_location& src);
   void release(void* p) noexcept;

@@ -426,6 +426,7 @@ void checker::cleanup_execution() {
   over_ = true;
   if (!finish_execution()) ++res_.abandoned;
   running_ = false;
+  main_threads_.clear();  // (a stranded main thread left them joinable: gone here, outside the execution)
   for (auto& [p, r] : regions_) ::operator delete(const_cast<void*>(p), std::align_val_t(r.align));
   regions_.clear();
   for (auto& t : threads_) t.body.reset();

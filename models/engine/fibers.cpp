@@ -27,9 +27,9 @@ namespace pilfer::model::engine {
 // Each stack is options::stack_size usable bytes. Outside ASan (whose own reports cover an
 // overflow) 16 PROT_NONE pages sit below them: a thread that overflows its stack faults there,
 // or, with a frame larger than the guard (a 1 MiB local), wherever that frame's first access
-// lands with the stack pointer below the running fiber's stack; the SIGSEGV handler, on its own stack, writes one line naming the thread and
-// options::stack_size before the fault is taken again with the previous disposition (the process
-// dies as it would have, now with a reason). The pages are made accessible again before the
+// lands with the stack pointer below the running fiber's stack. The SIGSEGV handler, on its own
+// stack, writes one line naming the thread and options::stack_size before the fault is taken
+// again with the previous disposition (the process dies as it would have, now with a reason). The pages are made accessible again before the
 // stacks are freed, at the end of check() (release_stack_guards(), public_api.cpp).
 namespace {
 

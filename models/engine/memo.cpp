@@ -86,7 +86,7 @@ hash128 checker::state_hash() const {
     std::uint64_t extra = thread_state_bits(th) |
                           (static_cast<std::uint64_t>(th.fresh_loc == none ? 0 : locs_[th.fresh_loc].key) << 20);
     std::uint64_t ry = 0;
-    for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
+    for (auto l : th.spin_locs) ry = mix64(ry + locs_[l].key);  // (in order: the order decides which reads are forced)
     // Most threads did not move since the previous state: their term is reused.
     mthread::hash_term& term = th.term;
     if (!term.valid || term.key != th.key || term.ha != th.ha || term.hb != th.hb || term.extra != extra ||

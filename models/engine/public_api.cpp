@@ -49,6 +49,7 @@ bool engaged() noexcept {
 }  // namespace
 
 std::string engine::refuse_nested(const char* call) {
+  refuse_in_predicate();  // (a check from an await's predicate: the predicate's own rule, stated)
   if (!g) return {};
   const char* const why = " was called while a check runs (one check at a time per process)";
   if (g->finishing()) g->strand();  // (nothing is checked while finishing: the thread stops here)
@@ -193,6 +194,13 @@ bool tracked_check_free(const void* p, bool array, const std::source_location& s
   if (!g) return true;
   return g->check_free(p, array, src);
 }
+void thread_misuse(const char* what, const std::source_location& src) noexcept {
+  refuse_in_predicate();
+  if (!g || !g->live()) return;
+  g->record_thread_misuse(what, src);
+  g->abandon();
+}
+
 void tracked_release(void* p) noexcept {
   if (g) {
     g->release(p);

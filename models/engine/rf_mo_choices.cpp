@@ -19,12 +19,18 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   const std::uint32_t lock_from = std::exchange(rv_lock_from_, 0);  // revisit mode: a lock's seen stores
   // The lowest mo position offered: the coherence bound, or the mo-latest write (`latest`).
   bool latest = false;
-  // fair visibility after a spin hint / yield: a spinning read (a location the thread read
-  // in the loop iteration before the hint) reads the latest store the first time it is read
-  // again. Other locations are not affected: they keep every value coherence allows.
+  // fair visibility after a spin hint / yield: a spinning read (the reads of the loop iteration
+  // before the hint, in their order) reads the latest store when the thread reads it again in
+  // that order. The reads before it in the sequence are passed over (the first hint's sequence
+  // begins with the reads before the loop); a read outside what is left of the sequence ends it
+  // (the loop was left). Other reads keep every value coherence allows. (The sequence was a set
+  // once: a read made before the loop was then forced to the latest store after it, and an
+  // outside tester's relaxed handoff that is a bug was proved correct.)
   if (auto it = std::find(th.spin_locs.begin(), th.spin_locs.end(), lid); it != th.spin_locs.end()) {
     latest = true;
-    th.spin_locs.erase(it);
+    th.spin_locs.erase(th.spin_locs.begin(), it + 1);
+  } else {
+    th.spin_locs.clear();
   }
   if (force_latest_) {  // mutex lock: the lock is free, its mo-last write is an unlock
     latest = true;

@@ -301,7 +301,7 @@ hash128 checker::symmetric_state_hash() const {
     const mthread& th = threads_[t];
     const std::uint64_t extra = thread_state_bits(th);
     std::uint64_t ry = th.fresh_loc == none ? 0 : combine(locs_[th.fresh_loc].key, 0x5eed'0000'0004ull);
-    for (auto l : th.spin_locs) ry += mix64(locs_[l].key);
+    for (auto l : th.spin_locs) ry = mix64(ry + locs_[l].key);  // (in order, as state_hash)
     mthread::hash_term& in = th.sym_inputs;
     if (!in.valid || in.key != th.key || in.ha != th.ha || in.hb != th.hb || in.extra != extra || in.ry != ry ||
         th.sym_terms.size() != 2 * n) {
@@ -312,7 +312,7 @@ hash128 checker::symmetric_state_hash() const {
         const std::uint64_t ha = lab == 0 ? th.ha : th.alt_ha[lab - 1];
         const std::uint64_t hb = lab == 0 ? th.hb : th.alt_hb[lab - 1];
         std::uint64_t ry_lab = th.fresh_loc == none ? 0 : combine(loc_key(th.fresh_loc, lab), 0x5eed'0000'0004ull);
-        for (auto l : th.spin_locs) ry_lab += mix64(loc_key(l, lab));
+        for (auto l : th.spin_locs) ry_lab = mix64(ry_lab + loc_key(l, lab));
         // (a thread outside the groups whose events name no group member has labeling 0's terms)
         const bool same = lab > 0 && key == th.key && ry_lab == ry;
         th.sym_terms[2 * lab] = same && ha == th.ha ? th.sym_terms[0] : combine(combine(combine(key, ha), extra), ry_lab);

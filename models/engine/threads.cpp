@@ -68,18 +68,25 @@ void checker::yield(const std::source_location& src, bool spin) {
   event e = make_event(ek::yield, none, src);
   e.tag = spin ? "spin_hint" : "yield";
   compute_views(e, th);
-  // the spinning reads: the locations read since the previous hint (one loop iteration). An
-  // iteration without reads (a backoff of several hints) keeps the previous set.
+  // the spinning reads: the locations read since the previous hint (one loop iteration), in
+  // program order (read_choose matches the next iteration's reads against it). An iteration
+  // without reads (a backoff of several hints) keeps the previous sequence.
   std::vector<std::uint32_t> iter;
   for (std::size_t i = th.events.size(); i-- > 0;) {
     const event& r = events_[th.events[i]];
     if (r.kind == ek::yield) break;
-    if (r.rd && r.loc != none && std::find(iter.begin(), iter.end(), r.loc) == iter.end()) iter.push_back(r.loc);
+    if (r.rd && r.loc != none) iter.push_back(r.loc);
   }
+  std::reverse(iter.begin(), iter.end());
   if (!iter.empty()) th.spin_locs = std::move(iter);
   const auto gid = add_event(e, none);
   commit(gid);
   th.status = tstatus::yielded;
+}
+
+void checker::record_thread_misuse(const char* what, const std::source_location& src) {
+  record_failure("thread misuse", "t" + std::to_string(cur_) + ": " + what +
+                                      (*src.file_name() != '\0' ? ", at " + where(src) : std::string()));
 }
 
 std::uint64_t checker::random(std::uint64_t bound) {

@@ -296,7 +296,8 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   // (the failure kinds a check reports: result::kind)
   static const std::set<std::string> kinds{"assertion",   "data race",     "deadlock",           "livelock",
                                            "use after free", "double free", "invalid free",       "leak",
-                                           "uninitialised read", "mutex misuse", "exception",      "model error"};
+                                           "uninitialised read", "mutex misuse", "thread misuse",  "exception",
+                                           "model error"};
   std::set<std::string> names;
   for (const auto& e : scenarios) {
     if (!valid_name(e.name)) {

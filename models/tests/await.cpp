@@ -205,6 +205,18 @@ struct impure_predicate : scenario {
   }
 };
 
+/// A predicate that starts a check of its own (an outside tester's: a bare SIGSEGV before).
+struct checking_predicate : scenario {
+  S::atomic<int> x{0};
+  checking_predicate() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0)
+      x.store(1, PILFER_SITE("t.w", relaxed));
+    else
+      (void)x.await([](int v) { return v == 1 && check<impure_predicate>().ok; }, PILFER_SITE("t.await", relaxed));
+  }
+};
+
 /// A spin lock: take = the CAS retry loop from 0 to 1 (acquire), release = store 0 (release).
 template <form F, bool Release = true>
 struct cas_lock : scenario {
@@ -335,6 +347,8 @@ int main() {
   std::string said;
   t.expect(aborts_saying<impure_predicate>("predicate must be a pure function", &said),
            "a predicate that calls into the checker stops the process with a message", said);
+  t.expect(aborts_saying<checking_predicate>("predicate must be a pure function", &said),
+           "a predicate that starts a check() stops the process with the same message (it was a bare SIGSEGV)", said);
 
   return t.done();
 }

@@ -16,7 +16,11 @@
 //     model: an order 99 "weakening" failed a correct program), options::stack_size 2^50
 //     (std::bad_alloc escaped), random mode with 0 iterations (ran 1), estimate() with 0 probes ("ok");
 //   - a CAS ignores padding bytes (C++20): it compared them and failed (where the compiler can clear padding);
-//   - memory errors name the user's lines, not the checker's header.
+//   - memory errors name the user's lines, not the checker's header;
+//   - a notify on a destroyed atomic is a use after free; a destroy through a secondary base with
+//     a virtual destructor is no invalid free; a checker_sync::thread destroyed or assigned over
+//     while joinable, or joined when not joinable, is "thread misuse" (std::thread: terminate or
+//     system_error) — each said ok, or failed a correct program, before.
 // @verifies MC-3 MC-10
 #include "test_util.hpp"
 
@@ -148,6 +152,58 @@ struct array_destroyed_as_one : scenario {
   void thread(unsigned) override {
     int* a = S::make_array<int>(4);
     S::destroy(a);
+  }
+};
+
+// notify on an atomic whose object was destroyed: a use after free, as a wait is
+struct notify_after_destroy : scenario {
+  struct obj {
+    S::atomic<int> a{0};
+  };
+  notify_after_destroy() : scenario(1) {}
+  void thread(unsigned) override {
+    obj* o = S::make<obj>();
+    S::destroy(o);
+    o->a.notify_all();
+  }
+};
+// destroy through a secondary base with a virtual destructor: legal, as `delete b` is
+struct left_base {
+  virtual ~left_base() = default;
+  long a = 1;
+};
+struct right_base {
+  virtual ~right_base() = default;
+  long b = 2;
+};
+struct both_bases : left_base, right_base {};
+struct destroy_through_base : scenario {
+  destroy_through_base() : scenario(1) {}
+  void thread(unsigned) override {
+    both_bases* c = S::make<both_bases>();
+    right_base* b = c;
+    S::destroy(b);
+  }
+};
+// what std::thread turns into std::terminate or std::system_error
+template <int Misuse>
+struct thread_misuse : scenario {
+  thread_misuse() : scenario(1) {}
+  void thread(unsigned) override {
+    if constexpr (Misuse == 0) {
+      S::thread t([] {});
+    } else if constexpr (Misuse == 1) {
+      S::thread t([] {});
+      t = S::thread([] {});
+      t.join();
+    } else if constexpr (Misuse == 2) {
+      S::thread t([] {});
+      t.join();
+      t.join();
+    } else {
+      S::thread t;
+      t.join();
+    }
   }
 };
 
@@ -302,6 +358,16 @@ int main() {
              "a destroy of an array names the make_array's line and the destroy's (they named checker.hpp)",
              mismatch.message);
   }
+  t.expect_failure("notify on a destroyed atomic is a use after free (it said ok)", check<notify_after_destroy>(),
+                   "use after free");
+  t.expect_ok("destroy through a secondary base with a virtual destructor (it said invalid free)",
+              check<destroy_through_base>());
+  t.expect_failure("a joinable thread destroyed is thread misuse (std::terminate; it said ok)", check<thread_misuse<0>>(),
+                   "thread misuse");
+  t.expect_failure("a joinable thread assigned over is thread misuse (std::terminate)", check<thread_misuse<1>>(),
+                   "thread misuse");
+  t.expect_failure("join() twice is thread misuse (std::system_error)", check<thread_misuse<2>>(), "thread misuse");
+  t.expect_failure("join() of a default-constructed thread is thread misuse", check<thread_misuse<3>>(), "thread misuse");
   {  // (C++20 compares value representations: P0528R3)
     bool swapped = false;
     const result r = check([&swapped] {

@@ -171,6 +171,33 @@ struct spin_two_locations : scenario {
     }
   }
 };
+// A read made before the spin loop is not a spinning read (an outside tester's handshake, its
+// bug on purpose: `ready` is published and read relaxed, so the slow path may read data == 0).
+// With Backoff hints per iteration, the old rule (the reads since the previous hint, as a set,
+// kept by an iteration without reads) forced the pre-loop `data` read's location to the latest
+// store after the loop: 3 or more hints per iteration and the bug was "proved" absent.
+template <int Backoff>
+struct read_before_the_loop : scenario {
+  S::atomic<int> data{0}, req{0}, ready{0};
+  read_before_the_loop() : scenario(2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      data.store(1, PILFER_SITE("t.d", relaxed));
+      while (req.load(PILFER_SITE("t.rq", relaxed)) == 0) S::yield();
+      ready.store(1, PILFER_SITE("t.rd", relaxed));
+      return;
+    }
+    if (data.load(PILFER_SITE("t.fast", relaxed)) == 1) {
+      req.store(1, PILFER_SITE("t.rq", relaxed));
+      return;
+    }
+    while (ready.load(PILFER_SITE("t.rdl", relaxed)) == 0) {
+      req.store(1, PILFER_SITE("t.rq", relaxed));
+      for (int k = 0; k < Backoff; ++k) S::yield();
+    }
+    PILFER_MODEL_ASSERT(data.load(PILFER_SITE("t.slow", relaxed)) == 1);
+  }
+};
 // assume(): an await. Executions in which the flag is not set yet are blocked, not failed.
 struct await_flag : scenario {
   S::atomic<int> flag{0};
@@ -348,6 +375,12 @@ int main() {
              "after a yield, a read of another location still sees the stale value", show(s) + " [" + r.summary() + "]");
     r = check<spin_two_locations>();
     t.expect_ok("a spin loop over two locations terminates (both are spinning reads)", r);
+    t.expect_failure("a read before the loop is not forced after it (1 hint per iteration)", check<read_before_the_loop<1>>(),
+                     "assertion");
+    t.expect_failure("a read before the loop is not forced after it (3 hints per iteration: it was proved)",
+                     check<read_before_the_loop<3>>(), "assertion");
+    t.expect_failure("a read before the loop is not forced after it (5 hints per iteration: it was proved)",
+                     check<read_before_the_loop<5>>(), "assertion");
     r = check<await_flag>();
     t.expect(r.ok && r.complete && r.executions == 1 && r.blocked >= 1, "assume(): unset flag blocks, no failure",
              r.summary());

@@ -496,6 +496,9 @@ struct task_of final : task {
 };
 unsigned spawn(std::unique_ptr<task>, const std::source_location&);
 void join(unsigned thread, const std::source_location&);
+/// A checker_sync::thread used as std::thread forbids: failure "thread misuse" in an execution
+/// (nothing while an execution is finished or torn down).
+void thread_misuse(const char* what, const std::source_location&) noexcept;
 
 void spin_hint(const std::source_location&);
 void yield(const std::source_location&);
@@ -789,14 +792,24 @@ struct checker_sync {
         : id_(detail::spawn(std::make_unique<detail::task_of<std::decay_t<F>>>(std::decay_t<F>(std::forward<F>(f))), loc)),
           joinable_(true) {}
     thread(thread&& o) noexcept : id_(o.id_), joinable_(std::exchange(o.joinable_, false)) {}
+    // What std::thread does with these is std::terminate (destroyed or assigned over while
+    // joinable) or std::system_error (join of a thread that is not joinable): failure kind
+    // "thread misuse" here, at the place of the misuse where it has one.
     thread& operator=(thread&& o) noexcept {
+      if (joinable_) detail::thread_misuse("a joinable thread was assigned over (std::terminate)", std::source_location{});
       id_ = o.id_;
       joinable_ = std::exchange(o.joinable_, false);
       return *this;
     }
-    ~thread() = default;
+    ~thread() {
+      if (joinable_) detail::thread_misuse("a joinable thread was destroyed (std::terminate)", std::source_location{});
+    }
     void join(std::source_location loc = std::source_location::current()) {
-      if (joinable_) detail::join(id_, loc);
+      if (!joinable_) {
+        detail::thread_misuse("join() of a thread that is not joinable (std::system_error)", loc);
+        return;
+      }
+      detail::join(id_, loc);
       joinable_ = false;
     }
     bool joinable() const noexcept { return joinable_; }
@@ -839,12 +852,16 @@ struct checker_sync {
       throw;
     }
   }
+  /// As `delete p`: through a base with a virtual destructor too (a secondary base's pointer is
+  /// not the address make returned; the object's is, dynamic_cast<void*>).
   template <class T>
   static void destroy(T* p, std::source_location loc = std::source_location::current()) {
     if (p == nullptr) return;
-    if (!detail::tracked_check_free(p, false, loc)) return;
+    void* whole = p;
+    if constexpr (std::is_polymorphic_v<T>) whole = dynamic_cast<void*>(p);
+    if (!detail::tracked_check_free(whole, false, loc)) return;
     p->~T();
-    detail::tracked_release(p);
+    detail::tracked_release(whole);
   }
   template <class T>
   static T* make_array(std::size_t n, std::source_location loc = std::source_location::current()) {
