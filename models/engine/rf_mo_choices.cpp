@@ -20,17 +20,14 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   // The lowest mo position offered: the coherence bound, or the mo-latest write (`latest`).
   bool latest = false;
   // fair visibility after a spin hint / yield: a spinning read (the reads of the loop iteration
-  // before the hint, in their order) reads the latest store when the thread reads it again in
-  // that order. The reads before it in the sequence are passed over (the first hint's sequence
-  // begins with the reads before the loop); a read outside what is left of the sequence ends it
-  // (the loop was left). Other reads keep every value coherence allows. (The sequence was a set
-  // once: a read made before the loop was then forced to the latest store after it, and an
+  // before the hint, in their order) reads the latest store when the thread reads it again; the
+  // reads before it in the sequence are passed over (the first hint's sequence begins with the
+  // reads before the loop). Other reads keep every value coherence allows. (The sequence was a
+  // set once: a read made before the loop was then forced to the latest store after it, and an
   // outside tester's relaxed handoff that is a bug was proved correct.)
   if (auto it = std::find(th.spin_locs.begin(), th.spin_locs.end(), lid); it != th.spin_locs.end()) {
     latest = true;
     th.spin_locs.erase(th.spin_locs.begin(), it + 1);
-  } else {
-    th.spin_locs.clear();
   }
   if (force_latest_) {  // mutex lock: the lock is free, its mo-last write is an unlock
     latest = true;
