@@ -48,14 +48,28 @@ TEST(PoolSleep, DeepIdleCostsNoCpu) {
   const auto t0 = clk::now();
   ASSERT_TRUE(eventually([&] { return all_parked(p); }));
   const double park_ms = std::chrono::duration<double, std::milli>(clk::now() - t0).count();
+  // `sleeping` counts linked waiters; a linked worker may still be in its pre-park re-check (after a
+  // membarrier with asymmetric fences, a few microseconds) and counts its park after that: at most one
+  // park per worker can still be in progress. A CI run under load saw one wake-up when the counters
+  // were read the moment every thread first looked parked (not reproduced in 40 local runs beside
+  // two busy loops); a re-check still in progress that finds a queue entry searches, and a worker
+  // that stops searching with work in sight wakes another (worker_main). So the quiet second starts
+  // once the counters have held still for 50 ms with every thread parked: a wake-up after that is
+  // what would be spurious.
+  pilfer::pool_stats idle_before = p.stats();
+  ASSERT_TRUE(eventually(
+      [&] {
+        const pilfer::pool_stats a = p.stats();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        idle_before = p.stats();
+        return all_parked(p) && a.total.parks == idle_before.total.parks &&
+               a.total.wakeups == idle_before.total.wakeups;
+      },
+      std::chrono::seconds(10)));
   // Quiet period (a measurement interval, not synchronisation).
   double before = 0, after = 0;
   for (auto c : clocks) before += cpu_seconds(c);
   const double proc_before = process_cpu_seconds();
-  // `sleeping` counts linked waiters; a linked worker may still be in its pre-park re-check (after a
-  // membarrier with asymmetric fences, a few microseconds) and counts its park after that: at most one
-  // park per worker can still be in progress. A wake-up is what would be spurious.
-  const pilfer::pool_stats idle_before = p.stats();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   for (auto c : clocks) after += cpu_seconds(c);
   const double proc_after = process_cpu_seconds();
