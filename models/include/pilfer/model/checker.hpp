@@ -212,8 +212,10 @@ struct result {
   bool one_way_stretches = false;
   double seconds = 0;
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
-  /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "model error",
-  /// "exception" (one escaped a modelled thread's code, the scenario's constructor or after())
+  /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "thread misuse"
+  /// (a thread destroyed or assigned over while joinable, a join of one that is not joinable),
+  /// "model error", "exception" (one escaped a modelled thread's code, the scenario's constructor
+  /// or after())
   std::string kind;
   std::string message;       ///< what failed, with file:line
   std::string trace;         ///< one line per event of the failing execution
