@@ -90,6 +90,10 @@ extern std::uint64_t g_execution_serial;
 /// fibers.cpp, where the checker's own events are made (a scenario thread's spawn and join by
 /// the main thread, every thread's finish): a trace names no place in the engine for them.
 extern const char* const engine_source_file;
+/// "file:line" with the file's directories dropped: how every report and trace names a place (traces.cpp).
+std::string file_line(const char* file, unsigned line);
+/// An event the checker made itself (engine_source_file): it names no place of the user's.
+bool engine_made(const event& e) noexcept;
 /// The largest options::stack_size accepted (each modelled thread has one such stack).
 inline constexpr std::size_t max_stack_size = std::size_t{1} << 30;
 /// Why `o` (or `make`) cannot be checked, or empty: an option out of its range or an enum value

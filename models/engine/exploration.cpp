@@ -348,6 +348,7 @@ std::string invalid_options(const options& o, const std::function<std::unique_pt
   if (o.stack_size > max_stack_size)
     return "options::stack_size is " + std::to_string(o.stack_size) + " bytes; at most " +
            std::to_string(max_stack_size) + " (1 GiB per modelled thread)";
+  // (a range check of the option's values: no atomic access is made here)
   for (const auto& [tag, order] : o.weaken)
     if (static_cast<int>(order) < static_cast<int>(std::memory_order_relaxed) ||
         static_cast<int>(order) > static_cast<int>(std::memory_order_seq_cst))

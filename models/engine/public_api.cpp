@@ -213,10 +213,8 @@ void assertion_failed(const char* expr, const char* file, int line) {
   refuse_in_predicate();
   if (g && g->finishing()) g->strand();  // nothing is checked while finishing: the thread stops here
   {  // the strings die here: the fiber's frame is stranded below
-    std::string f = file;
-    const auto slash = f.rfind('/');
-    if (slash != std::string::npos) f = f.substr(slash + 1);
-    std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " + f + ":" + std::to_string(line);
+    std::string msg = std::string("PILFER_MODEL_ASSERT(") + expr + ") failed at " +
+                      engine::file_line(file, static_cast<unsigned>(line));
     if (!in_execution()) {
       std::fprintf(stderr, "pilfer model: %s\n", msg.c_str());
       std::abort();

@@ -29,12 +29,9 @@ void checker::race_check(const event& e, const location& l) {
 void checker::record_race(const event& a, const event& e) {
   const location& l = locs_[e.loc];
   const auto access_name = [&](const event& x) {
-    std::string f = x.file;
-    const auto slash = f.rfind('/');
-    if (slash != std::string::npos) f = f.substr(slash + 1);
     const bool xw = x.kind == ek::cell_write || x.kind == ek::cell_init;
     return std::string(x.kind == ek::cell_init ? "initialisation" : xw ? "write" : "read") + " by t" +
-           std::to_string(x.thread) + ":" + std::to_string(x.index) + " at " + f + ":" + std::to_string(x.line);
+           std::to_string(x.thread) + ":" + std::to_string(x.index) + " at " + file_line(x.file, x.line);
   };
   std::string key = std::string(l.file) + ":" + std::to_string(l.line) + "|" + a.file + ":" + std::to_string(a.line) +
                     std::to_string(static_cast<int>(a.kind)) + "|" + e.file + ":" + std::to_string(e.line) +

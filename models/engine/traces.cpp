@@ -41,12 +41,18 @@ const char* kind_name(ek k) {
   return "?";
 }
 
-std::string checker::where(const std::source_location& s) const {
-  std::string f = s.file_name();
+std::string file_line(const char* file, unsigned line) {
+  std::string f = file;
   const auto slash = f.rfind('/');
   if (slash != std::string::npos) f = f.substr(slash + 1);
-  return f + ":" + std::to_string(s.line());
+  return f + ":" + std::to_string(line);
 }
+
+bool engine_made(const event& e) noexcept {
+  return e.file == engine_source_file || std::strcmp(e.file, engine_source_file) == 0;
+}
+
+std::string checker::where(const std::source_location& s) const { return file_line(s.file_name(), s.line()); }
 
 std::string checker::format_value(const location& l, std::uint64_t v) const {
   char buf[40];
@@ -76,16 +82,13 @@ std::string checker::describe(const event& e) const {
   }
   if (e.wr) s += " wrote " + format_value(locs_[e.loc], e.wval) + " (mo " + std::to_string(e.mo_pos) + ")";
   if (e.other != none) s += " t" + std::to_string(e.other);
-  if (e.file == engine_source_file || std::strcmp(e.file, engine_source_file) == 0) {
+  if (engine_made(e)) {
     // the checker's own: the scenario's threads started and joined, a thread's end
     if (e.thread == 0 && (e.kind == ek::spawn || e.kind == ek::join))
       s += "  (scenario thread " + std::to_string(e.other - 1) + ")";
     return s + "\n";
   }
-  std::string f = e.file;
-  const auto slash = f.rfind('/');
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  s += "  @" + f + ":" + std::to_string(e.line) + "\n";
+  s += "  @" + file_line(e.file, e.line) + "\n";
   return s;
 }
 

@@ -1,8 +1,6 @@
 // models/engine/tracked_objects.cpp — memory made by checker_sync::make: allocation, destruction checks.
 #include "checker.hpp"
 
-#include <cstring>
-
 namespace pilfer::model::engine {
 
 void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const char* what,
@@ -23,7 +21,7 @@ void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const cha
     const auto& evs = threads_[cur_].events;
     for (std::size_t k = evs.size(); k-- > 0;) {
       const event& e = events_[evs[k]];
-      if (*e.file == '\0' || std::strcmp(e.file, engine_source_file) == 0) continue;
+      if (*e.file == '\0' || engine_made(e)) continue;
       r.file = e.file;
       r.line = e.line;
       r.after = true;
@@ -37,10 +35,7 @@ void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const cha
 std::string checker::made_at(const region& r) const {
   std::string s = "by t" + std::to_string(r.thread);
   if (*r.file == '\0') return s;  // (a make before the thread's first operation)
-  std::string f = r.file;
-  const auto slash = f.rfind('/');
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  return s + (r.after ? " after " : " at ") + f + ":" + std::to_string(r.line);
+  return s + (r.after ? " after " : " at ") + file_line(r.file, r.line);
 }
 
 bool checker::check_free(const void* p, bool array, const std::source_location& src) {
