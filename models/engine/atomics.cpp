@@ -1,5 +1,6 @@
 // models/engine/atomics.cpp — atomic locations and their operations: access, fence, wait, notify.
 #include "checker.hpp"
+#include "order_names.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -30,6 +31,10 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   label_location(l, th);  // (symmetry.cpp)
   l.file = src.file_name();
   l.line = src.line();
+  if (made_by_the_checker_header(l.file)) {  // (inside make<T>: its ::new is the place)
+    l.file = "";
+    l.made_after = last_user_place(cur_, l.file, l.line);
+  }
   const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
   if (k != location::cell_loc) {  // the state hash's term for the location (empty mo so far)
     loc_hash_sum_a_ += combine(l.key, l.mo_ha);
@@ -53,23 +58,29 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
 void checker::end_location(std::uint32_t id) noexcept {
   if (id == none || id >= locs_.size()) return;
   location& l = locs_[id];
+  l.destroyer = cur_;
+  l.dead_at = !destroying_.empty();
+  if (l.dead_at) {
+    l.dead_file = destroying_.back().second.file_name();
+    l.dead_line = destroying_.back().second.line();
+  } else {
+    last_user_place(cur_, l.dead_file, l.dead_line);
+  }
   if (!live()) {
     l.alive = false;
     return;
   }
   if (l.kind == location::mutex_loc && l.owner != none)
-    PILFER_MODEL_FAIL("mutex misuse", "mutex L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
-                                          ") destroyed by t" + std::to_string(cur_) + " while t" + std::to_string(l.owner) +
+    PILFER_MODEL_FAIL("mutex misuse", "mutex " + location_name(id) + " destroyed while t" + std::to_string(l.owner) +
                                           " holds it");
   // destruction must happen after every access (else it races with them)
   const view& v = threads_[cur_].cur;
   for (auto gid : l.acc) {
     const event& a = events_[gid];
     if (a.thread != cur_ && a.index >= v.c[a.thread]) {
-      PILFER_MODEL_FAIL("use after free", "L" + std::to_string(id) + " (created at " + l.file + ":" + std::to_string(l.line) +
-                                 ") destroyed by t" + std::to_string(cur_) + " concurrently with its access by t" +
-                                 std::to_string(a.thread) + ":" + std::to_string(a.index) + " at " + a.file + ":" +
-                                 std::to_string(a.line));
+      PILFER_MODEL_FAIL("use after free", location_name(id) + " destroyed concurrently with its access by t" +
+                                 std::to_string(a.thread) + ":" + std::to_string(a.index) + " at " +
+                                 file_line(a.file, a.line));
     }
   }
   l.alive = false;
@@ -113,10 +124,38 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
   }
 }
 
+namespace {
+/// An order the standard does not allow for the access ([atomics.types.operations]: a load's is not
+/// release or acq_rel, a store's not consume, acquire or acq_rel, a compare_exchange's failure
+/// order not release or acq_rel; a read-modify-write takes any): which operation and its site.
+/// Empty `what` when the orders are allowed.
+struct order_misuse {
+  const char* what = nullptr;
+  order_site site{std::memory_order_relaxed, ""};
+};
+order_misuse invalid_order(const detail::access& a) noexcept {
+  const std::memory_order o = a.site.order;
+  const bool load = !a.is_write && a.op == detail::rmw_op::none && !a.cas;
+  const bool store = a.is_write && a.op == detail::rmw_op::none && !a.cas;
+  if (load && (o == std::memory_order_release || o == std::memory_order_acq_rel)) return {"a load", a.site};
+  if (store && (o == std::memory_order_consume || o == std::memory_order_acquire || o == std::memory_order_acq_rel))
+    return {"a store", a.site};
+  if (a.cas && (a.fail_site.order == std::memory_order_release || a.fail_site.order == std::memory_order_acq_rel))
+    return {"a compare_exchange failure", a.fail_site};
+  return {};
+}
+}  // namespace
+
 detail::access_result checker::access_once(std::uint32_t id, const detail::access& a, const std::source_location& src,
                                            bool* again) {
   if (finishing_) return a.accept ? finish_await(id, a) : finish_access(id, a);
   if (!live()) return passthrough(id, a);
+  if (const order_misuse bad = invalid_order(a); bad.what != nullptr)
+    PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": " + bad.what + " with order " +
+                                           orders::name_of(bad.site.order) +
+                                           (*bad.site.tag != '\0' ? std::string(" [") + bad.site.tag + "]" : std::string{}) +
+                                           " on " + location_name(id) + ", at " + where(src) +
+                                           " (an order the standard does not allow there: undefined behaviour)");
   // An awaited RMW (await_exchange) racing another RMW: the revisit exploration loses the
   // executions where the await's source is taken by the other RMW (a deadlock read as proved).
   if (revisit_ && a.accept && a.cas) rv_unsupported("await_exchange");
@@ -124,6 +163,7 @@ detail::access_result checker::access_once(std::uint32_t id, const detail::acces
     mthread& th = threads_[cur_];
     th.pend = pending::await;
     th.pend_arg = id;
+    th.pend_src = src;
     th.await_accept = a.accept;
     th.await_ctx = a.accept_ctx;
     th.await_rmw = a.cas;
@@ -136,8 +176,8 @@ detail::access_result checker::access_once(std::uint32_t id, const detail::acces
   if (!explored) return a.accept ? finish_await(id, a) : finish_access(id, a);
   location& l = locs_[id];
   if (!l.alive)
-    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed L" + std::to_string(id) + " (created at " + l.file + ":" +
-                               std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed " + location_name(id) +
+                                            " after it was destroyed, at " + where(src));
   bool weakened = false;
   const std::memory_order o = effective(a.site, &weakened);
   event e = make_event(ek::load, id, src);
@@ -351,6 +391,7 @@ void checker::wait(std::uint32_t id, std::uint64_t old, order_site s, const std:
     commit(gid);
     th.wait_loc = id;
     th.wait_x = x;
+    th.pend_src = src;
     th.status = opt_.spurious_wakeups ? tstatus::yielded : tstatus::blocked_wait;
     if (opt_.spurious_wakeups) th.spin_locs.assign(1, id);
     switch_to_scheduler();  // resumed once notified (or, with spurious wake-ups, after a write)
@@ -362,9 +403,8 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
   if (revisit_ && live()) rv_unsupported("atomic wait / notify");
   if (!live() || !begin_op(src)) return;  // finishing: a waiter re-checks by itself
   if (!locs_[id].alive)  // (a notify is an access to the atomic, as a wait is)
-    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " notified L" + std::to_string(id) + " (created at " +
-                                            locs_[id].file + ":" + std::to_string(locs_[id].line) +
-                                            ") after it was destroyed, at " + where(src));
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " notified " + location_name(id) +
+                                            " after it was destroyed, at " + where(src));
   event e = make_event(ek::notify, id, src);
   compute_views(e, threads_[cur_]);
   // eligible waiters: blocked on id having read X, with some store Y to id, X mo-before Y,

@@ -92,8 +92,13 @@ extern std::uint64_t g_execution_serial;
 extern const char* const engine_source_file;
 /// "file:line" with the file's directories dropped: how every report and trace names a place (traces.cpp).
 std::string file_line(const char* file, unsigned line);
+/// A place in the checker's public header (pilfer/model/checker.hpp): an object made there was made
+/// inside make<T>, whose caller's place it cannot know (traces.cpp).
+bool made_by_the_checker_header(const char* file) noexcept;
 /// An event the checker made itself (engine_source_file): it names no place of the user's.
 bool engine_made(const event& e) noexcept;
+/// The smallest options::stack_size accepted: the checker's own frames run on a modelled thread's stack too.
+inline constexpr std::size_t min_stack_size = 16 * 1024;
 /// The largest options::stack_size accepted (each modelled thread has one such stack).
 inline constexpr std::size_t max_stack_size = std::size_t{1} << 30;
 /// Why `o` (or `make`) cannot be checked, or empty: an option out of its range or an enum value
@@ -241,6 +246,9 @@ class checker {
   bool finish_try_lock(std::uint32_t id);
   void finish_unlock(std::uint32_t id);
   bool enabled(std::uint32_t t) const;
+  /// The n threads that may run (en) are all at awaits whose location's newest store the predicate
+  /// rejects: once that store is visible to them, none can go on (a hang; exploration.cpp).
+  bool only_stale_awaits(const std::uint32_t* en, std::uint32_t n) const;
   bool await_satisfiable(std::uint32_t t) const;
   std::uint32_t choose(std::uint32_t n);
   /// The execution's latest state (its number): a new decision is taken after it.
@@ -421,6 +429,12 @@ class checker {
   /// "by tN at file:line" where memory from make* was made, or "by tN after file:line" (make<T>: the thread's
   /// operation before it), or "by tN" (a make<T> before the thread's first operation).
   std::string made_at(const region& r) const;
+  /// The latest operation of thread t at a place of the user's (the checker's own events are
+  /// skipped): the spot named for what has no place of its own (a make<T>, a destructor). False
+  /// when the thread has none yet.
+  bool last_user_place(std::uint32_t t, const char*& file, unsigned& line) const;
+  /// "L3 (made by t1 at f.cpp:10, destroyed by t2 after f.cpp:20)": how reports name an object.
+  std::string location_name(std::uint32_t id) const;
   std::string token() const;
 
   std::function<std::unique_ptr<scenario>()> make_;
@@ -444,6 +458,9 @@ class checker {
   std::vector<event> events_;
   std::vector<location> locs_;
   std::unordered_map<const void*, region> regions_;
+  /// The destroy/destroy_array calls running (innermost last): the objects their destructors end
+  /// are reported destroyed at the call's place.
+  std::vector<std::pair<const void*, std::source_location>> destroying_;
   std::unique_ptr<scenario> scenario_;
   std::vector<checker_sync::thread> main_threads_;
   // Σ combine(key, mo hash) over the atomic and mutex locations: the locations' part of the state

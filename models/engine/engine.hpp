@@ -95,6 +95,14 @@ struct location {
   // symmetry reduction (symmetry.cpp): key and mo hash under each other labeling of the threads
   std::vector<std::uint64_t> alt_key, alt_mo_ha, alt_mo_hb;
   std::uint32_t owner = 0xFFFFFFFFu;  // mutex: the thread holding it (none = free)
+  // Where it was made and destroyed, for reports (checker::location_name). An object made inside
+  // make<T> or destroyed by a destructor has no place of its own: the place is then the thread's
+  // operation before it (`made_after`, and always for the destruction).
+  bool made_after = false;
+  std::uint32_t destroyer = none;
+  const char* dead_file = "";
+  unsigned dead_line = 0;
+  bool dead_at = false;  // dead_file:dead_line is the destroy() that ended it, not the operation before
 };
 
 /// `stranded`: the thread stopped for good where it found a failure or a false assume(); it is
@@ -106,6 +114,7 @@ struct mthread {
   tstatus status = tstatus::runnable;
   pending pend = pending::idle;
   std::uint32_t pend_arg = 0;
+  std::source_location pend_src{};  // where the pending (or blocked) operation is: deadlock reports name it
   bool (*await_accept)(std::uint64_t, const void*) = nullptr;  // pending::await: the predicate
   const void* await_ctx = nullptr;                              // (on the awaiting thread's stack)
   bool await_rmw = false;                                       // an await_exchange: its RMW must follow the store

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -345,6 +346,11 @@ std::string invalid_options(const options& o, const std::function<std::unique_pt
     return "options::exploration is not a pilfer::model::exploration_mode (" +
            std::to_string(static_cast<int>(*o.exploration)) + ")";
   if (o.how == mode::random && o.iterations == 0) return "options::iterations must be at least 1 in random mode";
+  if (o.max_steps == 0)
+    return "options::max_steps is 0: every thread would be reported as a livelock at its first operation";
+  if (o.stack_size < min_stack_size)
+    return "options::stack_size is " + std::to_string(o.stack_size) + " bytes; at least " +
+           std::to_string(min_stack_size) + " (16 KiB: the checker's own frames run on it too)";
   if (o.stack_size > max_stack_size)
     return "options::stack_size is " + std::to_string(o.stack_size) + " bytes; at most " +
            std::to_string(max_stack_size) + " (1 GiB per modelled thread)";
@@ -430,6 +436,7 @@ void checker::cleanup_execution() {
   main_threads_.clear();  // (a stranded main thread left them joinable: gone here, outside the execution)
   for (auto& [p, r] : regions_) ::operator delete(const_cast<void*>(p), std::align_val_t(r.align));
   regions_.clear();
+  destroying_.clear();
   for (auto& t : threads_) t.body.reset();
 }
 
@@ -514,6 +521,25 @@ checker::outcome checker::run_execution() {
       if (threads_[t].status == tstatus::yielded) any_yielded = true;
       if (t != last_run_ && enabled(t)) en[n++] = t;
     }
+    if (n > 0 && opt_.await_liveness && !revisit_ && !any_yielded && only_stale_awaits(en, n)) {
+      // Every thread that may run is at an await that only an older store satisfies, and nothing
+      // else will write: as stores become visible (fair visibility), each of them reads the newest
+      // store, which its predicate rejects, for ever. The program may hang here; the await form
+      // says so as the spin-loop form does (GenMC: -check-liveness).
+      std::string who;
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const mthread& th = threads_[en[k]];
+        const location& l = locs_[th.pend_arg];
+        who += (k == 0 ? " t" : "; t") + std::to_string(en[k]) + " await(" + location_name(th.pend_arg) + ") at " +
+               where(th.pend_src) + ", the newest store " + format_value(l, events_[l.mo.back()].wval) +
+               " rejected";
+      }
+      failed_ = true;
+      fail_kind_ = "deadlock";
+      fail_msg_ = "only stale stores satisfy the awaits that may run, and no other thread will write; once the newest "
+                  "stores are visible, nothing can run:" + who;
+      break;
+    }
     if (n == 0) {
       if (all_finished) break;
       if (revisit_ && any_yielded) rv_unsupported_ = true;  // (yield() stops the check first)
@@ -526,19 +552,27 @@ checker::outcome checker::run_execution() {
           if (t.status == tstatus::yielded) t.status = tstatus::runnable;
         continue;
       }
+      // Each blocked thread with its operation, the object it waits on (and where that was made) and
+      // the operation's line: "t1 lock(L2 (made by t0 at m.cpp:10)) at m.cpp:31".
       std::string who;
       for (std::uint32_t t = 0; t < threads_.size(); ++t) {
         const auto& th = threads_[t];
         if (th.status == tstatus::finished) continue;
-        who += " t" + std::to_string(t) + ":";
+        std::string op;
         if (th.status == tstatus::blocked_wait)
-          who += "wait(L" + std::to_string(th.wait_loc) + ")";
+          op = "wait(" + location_name(th.wait_loc) + ")";
         else if (th.pend == pending::lock)
-          who += "lock(L" + std::to_string(th.pend_arg) + ")";
+          op = "lock(" + location_name(th.pend_arg) + ")";
         else if (th.pend == pending::join)
-          who += "join(t" + std::to_string(th.pend_arg) + ")";
+          op = "join(t" + std::to_string(th.pend_arg) + ")";
         else if (th.pend == pending::await)
-          who += "await(L" + std::to_string(th.pend_arg) + ", no store it may read satisfies it)";
+          op = "await(" + location_name(th.pend_arg) + "; no store it may read satisfies it)";
+        if (op.empty()) continue;  // (a thread that is not blocked itself, e.g. one not yet started)
+        const char* file = th.pend_src.file_name();
+        const bool ours = file == engine_source_file || std::strcmp(file, engine_source_file) == 0;
+        who += (who.empty() ? " t" : "; t") + std::to_string(t) + " " + op +
+               (ours ? " (the checker joining scenario thread " + std::to_string(th.pend_arg - 1) + ")"
+                     : " at " + where(th.pend_src));
       }
       failed_ = true;
       fail_kind_ = "deadlock";
@@ -605,6 +639,17 @@ checker::outcome checker::run_execution() {
     res_.replay_token = revisit_ ? std::string() : token();  // (revisit mode has no replay token yet)
   }
   return oc;
+}
+
+bool checker::only_stale_awaits(const std::uint32_t* en, std::uint32_t n) const {
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const mthread& th = threads_[en[k]];
+    if (th.pend != pending::await) return false;
+    const location& l = locs_[th.pend_arg];
+    if (!l.alive || await_accepts(th.await_accept, th.await_ctx, l, l.mo.back())) return false;
+  }
+  // (a thread blocked in wait() stays blocked: only a running thread could notify it)
+  return true;
 }
 
 bool checker::enabled(std::uint32_t t) const {

@@ -33,7 +33,6 @@ namespace pilfer::model::engine {
 // stacks are freed, at the end of check() (release_stack_guards(), public_api.cpp).
 namespace {
 
-constexpr std::size_t min_stack_size = 16 * 1024;
 constexpr std::size_t guard_pages = 16;
 
 std::size_t page_size() noexcept {
@@ -138,7 +137,7 @@ void guard_stack(char* alloc, std::size_t stack_size, std::uint32_t thread) noex
   g_handler_installed = true;
 }
 
-/// A stack's usable bytes: options::stack_size, at least min_stack_size, whole pages.
+/// A stack's usable bytes: options::stack_size (at least min_stack_size: invalid_options), whole pages.
 std::size_t stack_bytes(std::size_t requested) noexcept {
   const std::size_t page = page_size();
   return (std::max(requested, min_stack_size) + page - 1) & ~(page - 1);

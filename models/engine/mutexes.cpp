@@ -24,8 +24,8 @@ bool lock_accepts_any(std::uint64_t, const void*) { return true; }  // the mutan
 void checker::mutex_misuse_check(std::uint32_t id, const char* op, const std::source_location& src) {
   const location& l = locs_[id];
   if (!l.alive)
-    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " " + op + " mutex L" + std::to_string(id) + " (created at " +
-                                          l.file + ":" + std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " " + op + " mutex " + location_name(id) +
+                                          " after it was destroyed, at " + where(src));
 }
 
 void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
@@ -37,6 +37,7 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   mthread& th = threads_[cur_];
   th.pend = pending::lock;
   th.pend_arg = id;
+  th.pend_src = src;
   const bool explored = begin_op(src);
   th.pend = pending::idle;
   if (!explored) return finish_lock(id);

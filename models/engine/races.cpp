@@ -15,10 +15,10 @@ void checker::race_check(const event& e, const location& l) {
     if (!hbq(a, e)) {
       record_race(a, e);
       if (!opt_.stop_at_first_race) return;  // a flag: the execution goes on
-      PILFER_MODEL_FAIL("data race", std::string(w ? "write" : "read") + " of cell L" + std::to_string(e.loc) + " by t" +
-                            std::to_string(e.thread) + " at " + e.file + ":" + std::to_string(e.line) + " races with " +
+      PILFER_MODEL_FAIL("data race", std::string(w ? "write" : "read") + " of cell " + location_name(e.loc) + " by t" +
+                            std::to_string(e.thread) + " at " + file_line(e.file, e.line) + " races with " +
                             (aw ? "write" : "read") + " by t" + std::to_string(a.thread) + ":" + std::to_string(a.index) +
-                            " at " + a.file + ":" + std::to_string(a.line));
+                            " at " + file_line(a.file, a.line));
     }
   }
 }
@@ -59,8 +59,8 @@ void checker::cell_access(std::uint32_t id, bool write, const std::source_locati
   if (!live()) return;
   location& l = locs_[id];
   if (!l.alive)
-    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed cell L" + std::to_string(id) + " (created at " + l.file +
-                               ":" + std::to_string(l.line) + ") after it was destroyed, at " + where(src));
+    PILFER_MODEL_FAIL("use after free", "t" + std::to_string(cur_) + " accessed cell " + location_name(id) +
+                                            " after it was destroyed, at " + where(src));
   event e = make_event(write ? ek::cell_write : ek::cell_read, id, src);
   compute_views(e, threads_[cur_]);
   const auto gid = add_event(e, none);

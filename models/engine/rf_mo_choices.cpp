@@ -271,9 +271,8 @@ std::uint32_t checker::read_choose(const event& proto, const event* fail_proto, 
   th.spurious_at = is_cas && !events_[gid].wr && (events_[gid].rval & mask) == (expected & mask) ? lid : none;
   const event& r = events_[gid];
   if (events_[r.rf].kind == ek::uninit)
-    PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read L" + std::to_string(lid) + " (constructed uninitialised at " +
-                                   l.file + ":" + std::to_string(l.line) + ") before any store, at " + r.file + ":" +
-                                   std::to_string(r.line));
+    PILFER_MODEL_FAIL("uninitialised read", "t" + std::to_string(cur_) + " read " + location_name(lid) +
+                                                " before any store (it was constructed uninitialised), at " + file_line(r.file, r.line));
   if (rv_sym_check && !rv_sym_ok(gid)) rv_sym_cut();  // (after its own revisits, as GenMC checks a revisit)
   return gid;
 }

@@ -49,6 +49,7 @@ void checker::join(unsigned t, const std::source_location& src) {
   mthread& th = threads_[cur_];
   th.pend = pending::join;
   th.pend_arg = t;
+  th.pend_src = src;
   const bool explored = begin_op(src);
   th.pend = pending::idle;
   if (!explored) return finish_join(t);

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 namespace pilfer::model::engine {
@@ -46,6 +47,12 @@ std::string file_line(const char* file, unsigned line) {
   const auto slash = f.rfind('/');
   if (slash != std::string::npos) f = f.substr(slash + 1);
   return f + ":" + std::to_string(line);
+}
+
+bool made_by_the_checker_header(const char* file) noexcept {
+  constexpr std::string_view header = "pilfer/model/checker.hpp";
+  const std::string_view f = file;
+  return f.size() >= header.size() && f.substr(f.size() - header.size()) == header;
 }
 
 bool engine_made(const event& e) noexcept {

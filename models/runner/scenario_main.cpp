@@ -171,6 +171,11 @@ std::optional<command> parse(int argc, char** argv) {
       c.progress = static_cast<double>(*v);
     } else if (a.starts_with("--replay=")) {
       c.replay = value("--replay=");
+      // (the shape only: whether the token fits the scenario is the check's to say, a model error)
+      if (!c.replay.starts_with("pm1") || c.replay.find_first_not_of("0123456789.*", 3) != std::string::npos) {
+        std::fprintf(stderr, "error: --replay expects a token as a failure prints it (pm1.…), got '%s'\n", argv[i] + 9);
+        return std::nullopt;
+      }
     } else if (a.starts_with("--model=")) {
       c.model = parse_memory_model(std::string(value("--model=")));
       if (!c.model) {
@@ -297,7 +302,7 @@ int scenario_main(std::span<const scenario_entry> scenarios, int argc, char** ar
   static const std::set<std::string> kinds{"assertion",   "data race",     "deadlock",           "livelock",
                                            "use after free", "double free", "invalid free",       "leak",
                                            "uninitialised read", "mutex misuse", "thread misuse",  "exception",
-                                           "model error"};
+                                           "invalid order",   "model error"};
   std::set<std::string> names;
   for (const auto& e : scenarios) {
     if (!valid_name(e.name)) {

@@ -4,7 +4,9 @@
 //         executions whose awaits are satisfied are exactly the complete executions of the
 //         assume() form, none is blocked (the thread is not scheduled instead), any accepted
 //         store may be read (older ones included), and an await that can never be satisfied
-//         fails as "deadlock" where assume() hides the hang as blocked executions.
+//         fails as "deadlock" where assume() hides the hang as blocked executions; so does one
+//         that only stale stores satisfy once no other thread can run (the loop it stands for
+//         reads the newest store for ever).
 // @verifies MC-14
 #include "test_util.hpp"
 
@@ -40,6 +42,29 @@ struct message_passing : scenario {
     seen = data.load(PILFER_SITE("t.read", relaxed));
   }
   void after() override { record({seen}); }
+};
+
+/// x = 1; x = 2 (relaxed) ∥ await x == 1: where the awaiter comes after both stores, only the older
+/// store satisfies it and nobody writes again: once x = 2 is visible, the loop the await stands for
+/// spins for ever (a hang; it said "proved", GenMC needs -check-liveness). With `Rewrite`, a third
+/// thread writes x = 1 again once it sees the second store's flag: no hang.
+template <bool Rewrite>
+struct stale_only : scenario {
+  S::atomic<int> x{0}, flag{0};
+  static constexpr unsigned await_line = __LINE__ + 11;
+  stale_only() : scenario(Rewrite ? 3 : 2) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(1, PILFER_SITE("so.x1", relaxed));
+      x.store(2, PILFER_SITE("so.x2", relaxed));
+      flag.store(1, PILFER_SITE("so.flag", release));
+    } else if (i == 2) {
+      (void)flag.await([](int v) { return v == 1; }, PILFER_SITE("so.flag_await", acquire));
+      x.store(1, PILFER_SITE("so.x3", relaxed));
+    } else {
+      (void)x.await([](int v) { return v == 1; }, PILFER_SITE("so.await", relaxed));
+    }
+  }
 };
 
 /// x = 1; x = 2 (relaxed) ∥ await x >= 1: both stores are acceptable, and the older one may be
@@ -296,6 +321,17 @@ int main() {
   t.expect(a == s && ra.executions == rs.executions && ra.blocked == 0,
            "two acceptable stores: the same outcomes and complete executions as assume",
            cat("await [", ra.summary(), "] assume [", rs.summary(), "]"));
+
+  {
+    const result hang = check<stale_only<false>>();
+    t.expect_failure("an await only a stale store satisfies, nobody writing again: a hang (it said proved)", hang,
+                     "deadlock");
+    t.expect(hang.message.find("only stale stores satisfy") != std::string::npos &&
+                 hang.message.find("at await.cpp:" + std::to_string(stale_only<false>::await_line) +
+                                   ", the newest store 2 rejected") != std::string::npos,
+             "... and the report names the await's line and the newest store", hang.message);
+    t.expect_ok("the same with a later store that satisfies it again: no hang", check<stale_only<true>>());
+  }
 
   ra = check<never_released<form::await>>();
   t.expect_failure("a lock never released: the waiter's await is reported as a hang", ra, "deadlock");

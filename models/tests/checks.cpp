@@ -42,12 +42,13 @@ struct counter : scenario {
 };
 struct lock_inversion : scenario {
   S::mutex a, b;
+  static constexpr unsigned second_lock_line = __LINE__ + 6;
   lock_inversion() : scenario(2) {}
   void thread(unsigned i) override {
     S::mutex& first = i == 0 ? a : b;
     S::mutex& second = i == 0 ? b : a;
     first.lock();
-    second.lock();
+    second.lock();  // (second_lock_line)
     second.unlock();
     first.unlock();
   }
@@ -57,6 +58,7 @@ struct lock_inversion : scenario {
 template <bool Notify>
 struct waiter : scenario {
   S::atomic<int> x{0};
+  static constexpr unsigned wait_line = __LINE__ + 4;
   waiter() : scenario(2) {}
   void thread(unsigned i) override {
     if (i == 0) {
@@ -93,6 +95,7 @@ struct use_after_free : scenario {
 };
 struct concurrent_free : scenario {  // a thief-like reader races with the free
   S::atomic<S::atomic<int>*> ptr{nullptr};
+  static constexpr unsigned destroy_line = __LINE__ + 5;
   concurrent_free() : scenario(2) {}
   void before() override { ptr.store(S::make<S::atomic<int>>(7), PILFER_SITE("cf.init", relaxed)); }
   void thread(unsigned i) override {
@@ -157,15 +160,32 @@ int main() {
   t.expect_ok("no race when ordered by release/acquire", check<cell_race<true>>());
   t.expect_ok("mutex protects a cell", check<counter<true>>());
   t.expect_failure("unprotected increment is a race", check<counter<false>>(), "data race");
-  t.expect_failure("lock-order inversion deadlocks", check<lock_inversion>(), "deadlock");
-  t.expect_failure("lost wake-up (store without notify) -> deadlock", check<waiter<false>>(), "deadlock");
+  const result inversion = check<lock_inversion>();
+  t.expect_failure("lock-order inversion deadlocks", inversion, "deadlock");
+  // the report names each blocked operation's line and where the object it waits on was made
+  t.expect(inversion.message.find("t1 lock(L1 (made by t0 at checks.cpp:") != std::string::npos &&
+               inversion.message.find(") at checks.cpp:" + std::to_string(lock_inversion::second_lock_line)) !=
+                   std::string::npos &&
+               inversion.message.find("t0 join(t1) (the checker joining scenario thread 0)") != std::string::npos,
+           "a deadlock names each blocked operation's line", inversion.message);
+  const result lost = check<waiter<false>>();
+  t.expect_failure("lost wake-up (store without notify) -> deadlock", lost, "deadlock");
+  t.expect(lost.message.find("wait(L0 (made by t0 at checks.cpp:") != std::string::npos &&
+               lost.message.find(") at checks.cpp:" + std::to_string(waiter<false>::wait_line)) != std::string::npos,
+           "a lost wake-up names the wait's line", lost.message);
   t.expect_ok("wait + notify_one: no lost wake-up", check<waiter<true>>());
   options few;
   few.max_steps = 60;
   t.expect_failure("spin without progress -> livelock", check<spinner<false>>(few), "livelock");
   t.expect_ok("spin that is released terminates", check<spinner<true>>(few));
   t.expect_failure("use after free", check<use_after_free>(), "use after free");
-  t.expect_failure("free concurrent with a reader", check<concurrent_free>(), "use after free");
+  const result freed = check<concurrent_free>();
+  t.expect_failure("free concurrent with a reader", freed, "use after free");
+  // the report says where the object was made and where it was destroyed (the destroy() call)
+  t.expect(freed.message.find("destroyed by t1 at checks.cpp:" + std::to_string(concurrent_free::destroy_line) + ")") !=
+                   std::string::npos &&
+               freed.message.find("made by t0 after checks.cpp:") != std::string::npos,
+           "a use after free names the destroy() that ended the object", freed.message);
   t.expect_failure("double free", check<double_free>(), "double free");
   t.expect_failure("leak", check<leak<false>>(), "leak");
   t.expect_ok("no leak when destroyed", check<leak<true>>());

@@ -14,13 +14,18 @@
 //     an on_progress callback (abort), an on_progress that throws (std::terminate), a factory that
 //     returns null (SIGSEGV) or is empty, enum values no enumerator names (run as another mode or
 //     model: an order 99 "weakening" failed a correct program), options::stack_size 2^50
-//     (std::bad_alloc escaped), random mode with 0 iterations (ran 1), estimate() with 0 probes ("ok");
+//     (std::bad_alloc escaped) or below 16 KiB (raised without a word), max_steps 0 (every thread a
+//     livelock), random mode with 0 iterations (ran 1), estimate() with 0 probes ("ok");
 //   - a CAS ignores padding bytes (C++20): it compared them and failed (where the compiler can clear padding);
 //   - memory errors name the user's lines, not the checker's header;
 //   - a notify on a destroyed atomic is a use after free; a destroy through a secondary base with
 //     a virtual destructor is no invalid free; a checker_sync::thread destroyed or assigned over
 //     while joinable, or joined when not joinable, is "thread misuse" (std::thread: terminate or
-//     system_error) — each said ok, or failed a correct program, before.
+//     system_error) — each said ok, or failed a correct program, before;
+//   - a load with release/acq_rel, a store with consume/acquire/acq_rel, a compare_exchange failure
+//     order release/acq_rel is "invalid order" naming the site and line (each ran with a meaning the
+//     standard does not give it); an RMW with any order and a failure order stronger than the
+//     success order stay allowed.
 // @verifies MC-3 MC-10
 #include "test_util.hpp"
 
@@ -206,6 +211,22 @@ struct thread_misuse : scenario {
     }
   }
 };
+// orders the standard does not allow for the operation ([atomics.types.operations]); the last two
+// are allowed (an RMW takes any order; a failure order may be stronger than the success order)
+template <int Use>
+struct order_use : scenario {
+  S::atomic<int> x{0};
+  order_use() : scenario(1) {}
+  void thread(unsigned) override {
+    int e = 0;
+    if constexpr (Use == 0) x.store(1, PILFER_SITE("ou.store", acquire));
+    if constexpr (Use == 1) (void)x.load(PILFER_SITE("ou.load", release));
+    if constexpr (Use == 2) x.compare_exchange_strong(e, 1, PILFER_SITE("ou.cas", acq_rel), PILFER_SITE("ou.fail", acq_rel));
+    if constexpr (Use == 3) x.wait(1, PILFER_SITE("ou.wait", acq_rel));
+    if constexpr (Use == 4) (void)x.exchange(1, PILFER_SITE("ou.xchg", acquire));
+    if constexpr (Use == 5) x.compare_exchange_strong(e, 1, PILFER_SITE("ou.cas", relaxed), PILFER_SITE("ou.fail", seq_cst));
+  }
+};
 
 struct nested_check : scenario {
   nested_check() : scenario(1) {}
@@ -337,6 +358,18 @@ int main() {
   }
   {
     options o;
+    o.stack_size = 4096;
+    expect_model_error("options::stack_size below 16 KiB is a model error (it was raised without a word)",
+                       check<global_sb>(o), "at least 16384");
+  }
+  {
+    options o;
+    o.max_steps = 0;
+    expect_model_error("options::max_steps of 0 is a model error (every thread was a livelock)", check<global_sb>(o),
+                       "options::max_steps");
+  }
+  {
+    options o;
     o.how = mode::random;
     o.iterations = 0;
     expect_model_error("random mode with 0 iterations is a model error (it ran 1)", check<global_sb>(o),
@@ -368,6 +401,19 @@ int main() {
                    "thread misuse");
   t.expect_failure("join() twice is thread misuse (std::system_error)", check<thread_misuse<2>>(), "thread misuse");
   t.expect_failure("join() of a default-constructed thread is thread misuse", check<thread_misuse<3>>(), "thread misuse");
+  {
+    const result store = check<order_use<0>>();
+    t.expect_failure("store(acquire) is an invalid order (it ran as a relaxed store)", store, "invalid order");
+    t.expect(store.message.find("a store with order acquire [ou.store]") != std::string::npos &&
+                 store.message.find("hostile_inputs.cpp:") != std::string::npos,
+             "... and the report names the site, its order and its line", store.message);
+    t.expect_failure("load(release) is an invalid order", check<order_use<1>>(), "invalid order");
+    t.expect_failure("a compare_exchange failure order acq_rel is an invalid order", check<order_use<2>>(),
+                     "invalid order");
+    t.expect_failure("wait(acq_rel) is an invalid order", check<order_use<3>>(), "invalid order");
+    t.expect_ok("exchange(acquire) is allowed (an RMW takes any order)", check<order_use<4>>());
+    t.expect_ok("a failure order stronger than the success order is allowed (C++17 on)", check<order_use<5>>());
+  }
   {  // (C++20 compares value representations: P0528R3)
     bool swapped = false;
     const result r = check([&swapped] {

@@ -117,10 +117,11 @@ struct options {
   memory_model model = memory_model::cxx20;  ///< the model executions are checked against
   std::uint64_t seed = 0;                    ///< random mode: PRNG seed (printed by the tools)
   std::size_t iterations = 1000;             ///< random mode: executions to sample
-  std::size_t max_steps = 2000;              ///< events per thread before "livelock" is reported
-  /// Bytes of each modelled thread's fiber stack. A thread that needs more (deep recursion, large
-  /// locals) hits the guard pages below it: the process stops with SIGSEGV after one line on
-  /// stderr naming the thread and this option (not under ASan, which reports it itself).
+  std::size_t max_steps = 2000;              ///< events per thread before "livelock" is reported (at least 1)
+  /// Bytes of each modelled thread's fiber stack, 16 KiB to 1 GiB (outside: a "model error"). A
+  /// thread that needs more (deep recursion, large locals) hits the guard pages below it: the
+  /// process stops with SIGSEGV after one line on stderr naming the thread and this option (not
+  /// under ASan, which reports it itself).
   std::size_t stack_size = 256 * 1024;
   std::optional<unsigned> preemption_bound;  ///< exhaustive: bound on preemptive switches
   /// Exhaustive: how to explore. Unset: the process's choice (env PILFER_MODEL_EXPLORATION=dfs|revisit,
@@ -163,6 +164,10 @@ struct options {
   /// the standard allows: code that assumes a weak CAS on the expected value succeeds is caught.
   /// (DFS only; each such CAS doubles its choices.)
   bool spurious_cas_failures = false;
+  /// An await that only stale stores satisfy, where no other thread can run, is a hang ("deadlock"):
+  /// once the newest stores are visible, the loop the await stands for reads them for ever (GenMC's
+  /// -check-liveness). DFS and random modes; the revisit exploration does not check it.
+  bool await_liveness = true;
   /// Sensitivity: a site whose tag is a key here uses the meet of its own order and the
   /// mapped one (never stronger than declared: seq_cst + acq_rel = acquire for a load).
   std::map<std::string, std::memory_order> weaken;
@@ -214,7 +219,8 @@ struct result {
   /// The first failure: "", "assertion", "data race", "deadlock", "livelock", "use after free",
   /// "double free", "leak", "uninitialised read", "invalid free", "mutex misuse", "thread misuse"
   /// (a thread destroyed or assigned over while joinable, a join of one that is not joinable),
-  /// "model error", "exception" (one escaped a modelled thread's code, the scenario's constructor
+  /// "invalid order" (a load with release or acq_rel, a store with consume, acquire or acq_rel, a
+  /// compare_exchange failure order release or acq_rel: undefined by the standard), "model error", "exception" (one escaped a modelled thread's code, the scenario's constructor
   /// or after())
   std::string kind;
   std::string message;       ///< what failed, with file:line
