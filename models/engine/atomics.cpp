@@ -12,7 +12,7 @@ void checker::after_write(std::uint32_t t) {
     if (o != t && threads_[o].status == tstatus::yielded) threads_[o].status = tstatus::runnable;
 }
 
-std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64_t init, bool initialised,
+std::uint32_t checker::new_location(location::kind_t k, const void* addr, std::uint64_t init, bool initialised,
                                     detail::value_info info, const std::source_location& src) {
   mthread& th = threads_[cur_];
   const auto id = static_cast<std::uint32_t>(locs_.size());
@@ -31,9 +31,20 @@ std::uint32_t checker::new_location(location::kind_t k, const void*, std::uint64
   label_location(l, th);  // (symmetry.cpp)
   l.file = src.file_name();
   l.line = src.line();
-  if (made_by_the_checker_header(l.file)) {  // (inside make<T>: its ::new is the place)
-    l.file = "";
-    l.made_after = last_user_place(cur_, l.file, l.line);
+  if (made_by_the_checker_header(l.file)) {  // (inside make<T> or make_array<T>: their ::new is the place)
+    // the memory the thread made last holds it: that make's place (make_array's caller, or for
+    // make<T> the operation before it); else the thread's operation before it
+    const auto it = regions_.find(th.last_made);
+    const auto* base = static_cast<const char*>(th.last_made);
+    const auto* at = static_cast<const char*>(addr);
+    if (it != regions_.end() && at >= base && at < base + it->second.bytes && *it->second.file != '\0') {
+      l.file = it->second.file;
+      l.line = it->second.line;
+      l.made_after = it->second.after;
+    } else {
+      l.file = "";
+      l.made_after = last_user_place(cur_, l.file, l.line);
+    }
   }
   const std::uint64_t mask = info.bits >= 64 ? ~0ull : ((1ull << info.bits) - 1);
   if (k != location::cell_loc) {  // the state hash's term for the location (empty mo so far)
@@ -125,6 +136,12 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
 }
 
 namespace {
+/// One of the six std::memory_order values (a cast integer may be none).
+bool is_memory_order(std::memory_order o) noexcept {
+  const int v = static_cast<int>(o);
+  return v >= static_cast<int>(std::memory_order_relaxed) && v <= static_cast<int>(std::memory_order_seq_cst);
+}
+
 /// An order the standard does not allow for the access ([atomics.types.operations]: a load's is not
 /// release or acq_rel, a store's not consume, acquire or acq_rel, a compare_exchange's failure
 /// order not release or acq_rel; a read-modify-write takes any): which operation and its site.
@@ -135,12 +152,18 @@ struct order_misuse {
 };
 order_misuse invalid_order(const detail::access& a) noexcept {
   const std::memory_order o = a.site.order;
+  if (!is_memory_order(o)) return {"an access", a.site};
+  if (a.cas && !is_memory_order(a.fail_site.order)) return {"a compare_exchange failure", a.fail_site};
   const bool load = !a.is_write && a.op == detail::rmw_op::none && !a.cas;
   const bool store = a.is_write && a.op == detail::rmw_op::none && !a.cas;
   if (load && (o == std::memory_order_release || o == std::memory_order_acq_rel)) return {"a load", a.site};
   if (store && (o == std::memory_order_consume || o == std::memory_order_acquire || o == std::memory_order_acq_rel))
     return {"a store", a.site};
-  if (a.cas && (a.fail_site.order == std::memory_order_release || a.fail_site.order == std::memory_order_acq_rel))
+  // (await_exchange stands for the one-order compare_exchange loop, whose failure order is derived
+  // from its order — acq_rel fails as acquire, release as relaxed —, and its failed attempts are not
+  // modelled: its one order may be any)
+  if (a.cas && !a.accept &&
+      (a.fail_site.order == std::memory_order_release || a.fail_site.order == std::memory_order_acq_rel))
     return {"a compare_exchange failure", a.fail_site};
   return {};
 }
@@ -152,7 +175,9 @@ detail::access_result checker::access_once(std::uint32_t id, const detail::acces
   if (!live()) return passthrough(id, a);
   if (const order_misuse bad = invalid_order(a); bad.what != nullptr)
     PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": " + bad.what + " with order " +
-                                           orders::name_of(bad.site.order) +
+                                           (is_memory_order(bad.site.order) ? std::string(orders::name_of(bad.site.order))
+                                                                            : std::to_string(static_cast<int>(bad.site.order)) +
+                                                                                  " (no std::memory_order)") +
                                            (*bad.site.tag != '\0' ? std::string(" [") + bad.site.tag + "]" : std::string{}) +
                                            " on " + location_name(id) + ", at " + where(src) +
                                            " (an order the standard does not allow there: undefined behaviour)");
@@ -285,7 +310,16 @@ bool checker::await_satisfiable(std::uint32_t t) const {
   return false;
 }
 
+void checker::fence_order_check(order_site s, const std::source_location& src) {
+  if (is_memory_order(s.order)) return;  // (a fence takes any of the six)
+  PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": a fence with order " +
+                                         std::to_string(static_cast<int>(s.order)) + " (no std::memory_order)" +
+                                         (s.tag != nullptr && *s.tag != '\0' ? std::string(" [") + s.tag + "]" : std::string{}) +
+                                         ", at " + where(src));
+}
+
 void checker::fence(order_site s, const std::source_location& src) {
+  if (live()) fence_order_check(s, src);
   if (!live() || !begin_op(src)) return;  // finishing: fences order nothing
   bool weakened = false;
   add_fence(cur_, s, effective(s, &weakened), src);
@@ -329,6 +363,7 @@ std::uint32_t checker::add_fence(unsigned t, order_site s, std::memory_order o, 
 /// orders nothing here. Weakened below seq_cst (sensitivity), it is a plain fence of that order.
 void checker::fence_heavy(order_site s, const std::source_location& src) {
   if (revisit_ && live()) rv_unsupported("asymmetric fences");
+  if (live()) fence_order_check(s, src);
   if (!live() || !begin_op(src)) return;
   bool weakened = false;
   const std::memory_order o = effective(s, &weakened);
@@ -439,7 +474,8 @@ void checker::notify(std::uint32_t id, bool all, const std::source_location& src
 void checker::record_foreign_object(const char* what, const std::source_location& src) {
   record_failure("model error",
                  std::string(what) + " made outside this execution (a global, a function-local static, or one kept " +
-                     "from an earlier execution or check()) is used at " + where(src) +
+                     "from an earlier execution or check()) — or reached through a dangling pointer (a stack " +
+                     "object whose scope ended: undefined behaviour) — is used at " + where(src) +
                      "; the checker sees only the objects an execution makes (the scenario's members, or objects "
                      "made in its constructor or threads), so this one would act as plain memory or as another "
                      "object's location");

@@ -342,6 +342,13 @@ class checker {
     return rv_name{threads_[e.thread].key, e.index, max};
   }
   std::uint32_t rv_lookup(const rv_name& n) const noexcept;
+  /// The running script as a replay token ("pr1…"): it names this run (revisit_tokens.cpp).
+  std::string rv_token() const;
+  /// A fence's order must be one of the six: otherwise failure "invalid order" (atomics.cpp).
+  void fence_order_check(order_site s, const std::source_location& src);
+  void replay_revisit_token(std::chrono::steady_clock::time_point t0);
+  /// rv_token()'s inverse: fills `out`, or returns what is wrong with `tok`.
+  static std::string parse_rv_token(const std::string& tok, rv_script& out);
   void rv_push_alternative(const rv_name& n);
   void rv_index_events();
   void rv_porf(std::uint32_t seed1, std::uint32_t seed2, std::uint32_t seed3 = none);
@@ -545,6 +552,12 @@ class checker {
   std::string rv_unsupported_what_;
   std::vector<rv_script> rv_work_;  // scripts left to explore (a stack)
   rv_script rv_cur_, rv_rec_;       // the script being replayed; this execution's own record
+  /// await liveness: events_.size() when the yielded spinners were last woken because only stale
+  /// awaits could run (none: not in this execution); a write since gives them another chance.
+  std::uint32_t stale_wake_at_ = none;
+  bool rv_replay_ = false;          // replaying a "pr1" token: run_revisit runs rv_replay_script_ alone
+  bool rv_replay_fitted_ = false;   // ... and the scenario took the whole script (no invalid outcome, no cut)
+  rv_script rv_replay_script_;
   std::size_t rv_si_ = 0;           // rv_cur_'s next step
   std::uint32_t rv_oi_ = 0, rv_oend_ = 0;  // the current step's next scripted outcome, and its end
   std::vector<std::uint32_t> rv_step_gid_;   // first gid of each step of rv_rec_

@@ -155,6 +155,7 @@ struct mthread {
   std::vector<std::uint32_t> spin_locs;
   std::uint32_t wait_loc = none, wait_x = none;
   std::uint32_t fresh_loc = none;  // woken waiter: next read of this location reads the latest
+  const void* last_made = nullptr;  // the memory checker_sync::make* made last (names the objects in it)
   std::uint32_t spurious_at = none;  // its last read was a weak CAS that failed spuriously here (not again at once)
   unsigned observing = 0;          // inside pilfer::model::observe(): reads take the newest consistent store
   std::size_t finishing_ops = 0;   // operations performed while the execution is being finished

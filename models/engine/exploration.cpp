@@ -158,6 +158,33 @@ std::string parse_replay_token(const std::string& tok, std::vector<decision>& pa
 
 }  // namespace
 
+/// Replays the run of the revisit exploration a "pr1" token names (revisit_tokens.cpp): that run
+/// alone, printed as a DFS token's replay is. A token that is malformed, or whose script the
+/// scenario does not take, is a model error.
+void checker::replay_revisit_token(std::chrono::steady_clock::time_point t0) {
+  const auto mismatch = [&](const std::string& why) {
+    res_.ok = false;
+    res_.kind = fail_kind_ = "model error";
+    res_.message = fail_msg_ = "replay token does not match this scenario: " + why;
+    res_.replay_token = opt_.replay;
+  };
+  bool exhausted = false;
+  if (const std::string malformed = parse_rv_token(opt_.replay, rv_replay_script_); !malformed.empty()) {
+    mismatch(malformed);
+  } else {
+    rv_replay_ = true;
+    const bool ran = run_revisit(t0, &exhausted);
+    rv_replay_ = false;
+    if (!ran)
+      mismatch("it uses " + rv_unsupported_what_ + ", which the revisit exploration does not support, so no revisit run of it has a token");
+    else if (!rv_replay_fitted_)
+      mismatch("the scenario did not take the token's script (another scenario's run, or different options)");
+  }
+  std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), res_.ok ? "ok" : res_.kind.c_str(), res_.ok ? "" : ": ",
+              res_.ok ? "" : res_.message.c_str());
+  std::fputs(res_.trace.c_str(), stdout);
+}
+
 result checker::run() {
   const auto t0 = std::chrono::steady_clock::now();
   res_ = result{};
@@ -183,15 +210,19 @@ result checker::run() {
     g = nullptr;
     return res_;
   }
-  revisit_ = chosen == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty();
+  // A "pr1" token names a run of the revisit exploration (revisit_tokens.cpp), whatever the mode.
+  const bool rv_token_replay = opt_.replay.starts_with("pr1");
+  revisit_ = (chosen == exploration::revisit && opt_.how == mode::exhaustive && opt_.replay.empty()) || rv_token_replay;
   rv_unsupported_ = false;
-  if (revisit_ && opt_.preemption_bound) rv_unsupported_what_ = "a preemption bound";
+  if (revisit_ && opt_.preemption_bound && !rv_token_replay) rv_unsupported_what_ = "a preemption bound";
   if (revisit_ && !rv_unsupported_what_.empty()) {
     std::fprintf(stderr, "pilfer model: revisit exploration does not support %s; exploring by DFS\n",
                  rv_unsupported_what_.c_str());
     revisit_ = false;
   }
-  if (!opt_.replay.empty()) {
+  if (rv_token_replay) {
+    replay_revisit_token(t0);
+  } else if (!opt_.replay.empty()) {
     // Replay exactly the execution named by the token: it must take exactly the token's
     // decisions, each within the alternatives it has (else the token names another scenario's
     // execution, or none).
@@ -368,6 +399,7 @@ std::string invalid_options(const options& o, const std::function<std::unique_pt
 }
 
 void checker::reset_execution() {
+  stale_wake_at_ = none;
   for (mthread& th : threads_) {
     recycle(th.events, spare32_);
     recycle(th.alt_key, spare64_);
@@ -521,11 +553,28 @@ checker::outcome checker::run_execution() {
       if (threads_[t].status == tstatus::yielded) any_yielded = true;
       if (t != last_run_ && enabled(t)) en[n++] = t;
     }
-    if (n > 0 && opt_.await_liveness && !revisit_ && !any_yielded && only_stale_awaits(en, n)) {
+    // Spinners that yielded re-read first (fair visibility): they may go on, or write what an
+    // await waits for. Once they have had that chance and nobody wrote since, they are stuck too.
+    const auto spinners_had_their_chance = [&] {
+      if (!any_yielded) return true;
+      if (stale_wake_at_ == none) return false;
+      for (std::size_t k = stale_wake_at_; k < events_.size(); ++k)
+        if (events_[k].wr) return false;
+      return true;
+    };
+    const bool stale_only = n > 0 && opt_.await_liveness && !revisit_ && only_stale_awaits(en, n);
+    if (stale_only && !spinners_had_their_chance()) {
+      stale_wake_at_ = static_cast<std::uint32_t>(events_.size());
+      for (auto& th : threads_)
+        if (th.status == tstatus::yielded) th.status = tstatus::runnable;
+      continue;
+    }
+    if (stale_only) {
       // Every thread that may run is at an await that only an older store satisfies, and nothing
-      // else will write: as stores become visible (fair visibility), each of them reads the newest
-      // store, which its predicate rejects, for ever. The program may hang here; the await form
-      // says so as the spin-loop form does (GenMC: -check-liveness).
+      // else will write (a spinner that yielded re-read and wrote nothing): as stores become
+      // visible (fair visibility), each of them reads the newest store, which its predicate
+      // rejects, for ever. The program may hang here; the await form says so as the spin-loop
+      // form does (GenMC: -check-liveness).
       std::string who;
       for (std::uint32_t k = 0; k < n; ++k) {
         const mthread& th = threads_[en[k]];
@@ -636,7 +685,7 @@ checker::outcome checker::run_execution() {
     res_.kind = fail_kind_;
     res_.message = fail_msg_;
     res_.trace = trace();
-    res_.replay_token = revisit_ ? std::string() : token();  // (revisit mode has no replay token yet)
+    res_.replay_token = revisit_ ? rv_token() : token();
   }
   return oc;
 }

@@ -208,6 +208,12 @@ void checker::finish_thread() {
     commit(gid);
     for (auto& o : threads_)  // a spinner may be waiting for this thread to finish
       if (o.status == tstatus::yielded) o.status = tstatus::runnable;
+    // A thread may not end owning a mutex ([thread.mutex.class]: undefined); the thread waiting for
+    // it would otherwise be the only one reported (a deadlock).
+    for (std::uint32_t id = 0; id < locs_.size() && !failed_; ++id)
+      if (locs_[id].kind == location::mutex_loc && locs_[id].alive && locs_[id].owner == cur_)
+        record_failure("mutex misuse", "t" + std::to_string(cur_) + " finished while holding mutex " + location_name(id) +
+                                           " (a thread may not end owning a mutex)");
   } else {
     ++finish_progress_;
   }

@@ -32,7 +32,7 @@ void checker::mutex_lock(std::uint32_t id, const std::source_location& src) {
   if (!live()) return finish_lock(id);
   mutex_misuse_check(id, "locked", src);
   if (locs_[id].owner == cur_)
-    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " locked mutex L" + std::to_string(id) +
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " locked mutex " + location_name(id) +
                                           " it already holds (self-deadlock), at " + where(src));
   mthread& th = threads_[cur_];
   th.pend = pending::lock;
@@ -121,8 +121,7 @@ void checker::mutex_unlock(std::uint32_t id, const std::source_location& src) {
   if (!live()) return finish_unlock(id);
   mutex_misuse_check(id, "unlocked", src);
   if (const auto owner = locs_[id].owner; owner != cur_)
-    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " unlocked mutex L" + std::to_string(id) + " (created at " +
-                                          locs_[id].file + ":" + std::to_string(locs_[id].line) + ") " +
+    PILFER_MODEL_FAIL("mutex misuse", "t" + std::to_string(cur_) + " unlocked mutex " + location_name(id) + " " +
                                           (owner == none ? std::string("that is not locked") : "held by t" + std::to_string(owner)) +
                                           ", at " + where(src));
   if (!begin_op(src)) return finish_unlock(id);

@@ -384,7 +384,8 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
   std::FILE* dump = nullptr;
   if (const char* f = std::getenv("PILFER_MODEL_DUMP_GRAPHS"); f != nullptr && *f != '\0') dump = std::fopen(f, "a");
   rv_work_.clear();
-  rv_work_.emplace_back();
+  if (rv_replay_) rv_work_.push_back(rv_replay_script_);  // (a "pr1" token: that run alone)
+  else rv_work_.emplace_back();
   rv_complete_.clear();
   rv_blocked_.clear();
   rv_check_dups_ = g_duplicate_check || std::getenv("PILFER_MODEL_REVISIT_CHECK") != nullptr;
@@ -425,7 +426,11 @@ bool checker::run_revisit(std::chrono::steady_clock::time_point t0, bool* exhaus
     }
     if (oc == outcome::pruned) ++res_.pruned;
     if (opt_.verbose && oc != outcome::pruned) std::fputs(trace().c_str(), stdout);
-    const bool stop = failed_ && opt_.stop_on_failure && rv_shard_mine();
+    const bool stop = rv_replay_ || (failed_ && opt_.stop_on_failure && rv_shard_mine());
+    if (rv_replay_) {  // (the replayed run's trace and whether its script fitted, before the cleanup)
+      rv_replay_fitted_ = rv_invalid_ == 0 && oc != outcome::pruned;
+      if (!failed_ && rv_replay_fitted_) res_.trace = trace();
+    }
     cleanup_execution();
     ++exec_index_;
     if (stop) {

@@ -18,6 +18,7 @@ void* checker::alloc(std::size_t bytes, std::size_t align, bool array, const cha
   // operation before it names the spot instead
   if (*r.file == '\0') r.after = last_user_place(cur_, r.file, r.line);
   regions_[p] = r;
+  threads_[cur_].last_made = p;
   return p;
 }
 

@@ -67,6 +67,31 @@ struct stale_only : scenario {
   }
 };
 
+/// The stale-only await of stale_only<false>, and a third thread that spins with yield() until the
+/// awaiter is done: the spinner writes nothing, so it is a hang too (the spinner counted as a
+/// thread that might still write, and the check said ok). With `Spinner_writes`, the spinner
+/// stores x = 1 itself once it sees `go`: no hang.
+template <bool Spinner_writes>
+struct stale_with_spinner : scenario {
+  S::atomic<int> x{0}, done{0}, go{0};
+  stale_with_spinner() : scenario(3) {}
+  void thread(unsigned i) override {
+    if (i == 0) {
+      x.store(1, PILFER_SITE("ss.x1", relaxed));
+      x.store(2, PILFER_SITE("ss.x2", relaxed));
+      go.store(1, PILFER_SITE("ss.go", release));
+    } else if (i == 1) {
+      (void)x.await([](int v) { return v == 1; }, PILFER_SITE("ss.await", relaxed));
+      done.store(1, PILFER_SITE("ss.done", release));
+    } else if (Spinner_writes) {
+      while (go.load(PILFER_SITE("ss.go_load", acquire)) == 0) S::yield();
+      x.store(1, PILFER_SITE("ss.x3", relaxed));
+    } else {
+      while (done.load(PILFER_SITE("ss.done_load", acquire)) == 0) S::yield();
+    }
+  }
+};
+
 /// x = 1; x = 2 (relaxed) ∥ await x >= 1: both stores are acceptable, and the older one may be
 /// read even after the newer one is written.
 template <form F>
@@ -331,6 +356,10 @@ int main() {
                                    ", the newest store 2 rejected") != std::string::npos,
              "... and the report names the await's line and the newest store", hang.message);
     t.expect_ok("the same with a later store that satisfies it again: no hang", check<stale_only<true>>());
+    t.expect_failure("... and with a yield() spinner waiting for the awaiter: a hang (it said ok)",
+                     check<stale_with_spinner<false>>(), "deadlock");
+    t.expect_ok("... and with a spinner that writes the accepted value once it sees a flag: no hang",
+                check<stale_with_spinner<true>>());
   }
 
   ra = check<never_released<form::await>>();

@@ -54,6 +54,14 @@ struct lock_inversion : scenario {
   }
 };
 
+/// A thread that finishes holding a mutex ([thread.mutex.class]: undefined): mutex misuse, not
+/// only the other thread's deadlock.
+struct ends_holding : scenario {
+  S::mutex m;
+  ends_holding() : scenario(1) {}
+  void thread(unsigned) override { m.lock(); }
+};
+
 // --- wait / notify ---
 template <bool Notify>
 struct waiter : scenario {
@@ -91,6 +99,17 @@ struct use_after_free : scenario {
     auto* p = S::make<S::atomic<int>>(1);
     S::destroy(p);
     (void)p->load(PILFER_SITE("uaf.load", relaxed));
+  }
+};
+/// An element of a make_array freed, then read: the report names the make_array call's line.
+struct array_element_freed : scenario {
+  static constexpr unsigned make_line = __LINE__ + 4;
+  array_element_freed() : scenario(1) {}
+  void thread(unsigned) override {
+    (void)0;
+    auto* a = S::make_array<S::atomic<int>>(2);
+    S::destroy_array(a, 2);
+    (void)a[1].load(PILFER_SITE("ae.load", relaxed));
   }
 };
 struct concurrent_free : scenario {  // a thief-like reader races with the free
@@ -168,6 +187,10 @@ int main() {
                    std::string::npos &&
                inversion.message.find("t0 join(t1) (the checker joining scenario thread 0)") != std::string::npos,
            "a deadlock names each blocked operation's line", inversion.message);
+  const result held = check<ends_holding>();
+  t.expect_failure("a thread that finishes holding a mutex is mutex misuse", held, "mutex misuse");
+  t.expect(held.message.find("t1 finished while holding mutex L0") != std::string::npos,
+           "... reported when it finishes (it was reported only once the mutex was destroyed)", held.message);
   const result lost = check<waiter<false>>();
   t.expect_failure("lost wake-up (store without notify) -> deadlock", lost, "deadlock");
   t.expect(lost.message.find("wait(L0 (made by t0 at checks.cpp:") != std::string::npos &&
@@ -179,6 +202,12 @@ int main() {
   t.expect_failure("spin without progress -> livelock", check<spinner<false>>(few), "livelock");
   t.expect_ok("spin that is released terminates", check<spinner<true>>(few));
   t.expect_failure("use after free", check<use_after_free>(), "use after free");
+  const result element = check<array_element_freed>();
+  t.expect(element.kind == "use after free" &&
+               element.message.find("made by t1 at checks.cpp:" + std::to_string(array_element_freed::make_line)) !=
+                   std::string::npos,
+           "a make_array element's use after free names the make_array call (it said 'before its first operation')",
+           element.message);
   const result freed = check<concurrent_free>();
   t.expect_failure("free concurrent with a reader", freed, "use after free");
   // the report says where the object was made and where it was destroyed (the destroy() call)

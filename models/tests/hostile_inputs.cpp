@@ -225,6 +225,10 @@ struct order_use : scenario {
     if constexpr (Use == 3) x.wait(1, PILFER_SITE("ou.wait", acq_rel));
     if constexpr (Use == 4) (void)x.exchange(1, PILFER_SITE("ou.xchg", acquire));
     if constexpr (Use == 5) x.compare_exchange_strong(e, 1, PILFER_SITE("ou.cas", relaxed), PILFER_SITE("ou.fail", seq_cst));
+    // await_exchange stands for the one-order CAS loop (acq_rel fails as acquire): allowed
+    if constexpr (Use == 6) x.await_exchange(0, 1, PILFER_SITE("ou.xawait", acq_rel));
+    if constexpr (Use == 7) (void)x.load(pilfer::order_site{static_cast<std::memory_order>(42), "ou.bad"});
+    if constexpr (Use == 8) S::fence(pilfer::order_site{static_cast<std::memory_order>(9), "ou.badfence"});
   }
 };
 
@@ -413,6 +417,12 @@ int main() {
     t.expect_failure("wait(acq_rel) is an invalid order", check<order_use<3>>(), "invalid order");
     t.expect_ok("exchange(acquire) is allowed (an RMW takes any order)", check<order_use<4>>());
     t.expect_ok("a failure order stronger than the success order is allowed (C++17 on)", check<order_use<5>>());
+    t.expect_ok("await_exchange with acq_rel is allowed (the one-order CAS loop; it was an invalid order)",
+                check<order_use<6>>());
+    t.expect_failure("an order that is no std::memory_order (42) is an invalid order (it was accepted)",
+                     check<order_use<7>>(), "invalid order");
+    t.expect_failure("a fence with an order that is no std::memory_order is an invalid order", check<order_use<8>>(),
+                     "invalid order");
   }
   {  // (C++20 compares value representations: P0528R3)
     bool swapped = false;

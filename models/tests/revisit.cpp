@@ -23,6 +23,8 @@
 //         agree with the DFS; a mutant whose lock may read a locked value is caught.
 //         A check that meets what revisit mode does not support starts again by the DFS and reports
 //         what the abandoned attempt had met: a race (it said ok before) and the tags executed.
+//         A failure found by revisits has a replay token ("pr1": its run's script) that replays
+//         that run alone, with the same failure, message and trace.
 //   MC-6  Under revisits as under the DFS: a lock-order deadlock is "deadlock", unlocking a mutex
 //         another thread holds and locking a destroyed one are "mutex misuse".
 // @verifies MC-16 MC-6
@@ -232,6 +234,24 @@ struct lock_order_deadlock : scenario {
     second.unlock();
     first.unlock();
   }
+};
+
+/// A lost update: each thread loads x and stores one more. The failing graphs have a read that
+/// reads the initial value after the other thread's store was added (a revisited read).
+struct lost_update_rv : scenario {
+  S::atomic<int> x{0};
+  S::atomic<int> y{0};
+  lost_update_rv() : scenario(3) {}
+  void thread(unsigned i) override {
+    if (i == 2) {  // (a third thread: more runs before the failing one)
+      y.store(1, PILFER_SITE("lu.y", relaxed));
+      return;
+    }
+    const int v = x.load(PILFER_SITE("lu.load", relaxed));
+    (void)y.load(PILFER_SITE("lu.y_load", relaxed));
+    x.store(v + 1, PILFER_SITE("lu.store", relaxed));
+  }
+  void after() override { PILFER_MODEL_ASSERT(x.load(PILFER_SITE("lu.final", relaxed)) == 2); }
 };
 
 /// Mutex misuse (MC-6) under revisits: t1 unlocks the mutex t0 holds once it saw t0 take it.
@@ -478,6 +498,38 @@ int main() {
     const run_pair d = both([] { return std::make_unique<lock_destroyed>(); }, o);
     t.expect(d.dfs.kind == "mutex misuse" && d.rv.kind == d.dfs.kind, "locking a destroyed mutex: mutex misuse in both explorations",
              show_pair(d));
+  }
+  {  // A revisit failure's replay token ("pr1": the failing run's script) replays that run: the same
+     // failure, message and trace. A token another scenario made, or a malformed one, is a model error.
+    options ro = o;
+    ro.exploration = exploration_mode::revisit;
+    const auto replayed = [&](const result& f, const auto& make) {
+      options rp = ro;
+      rp.replay = f.replay_token;
+      return check(make, rp);
+    };
+    const auto lost = [] { return std::make_unique<lost_update_rv>(); };
+    const auto locks = [] { return std::make_unique<lock_order_deadlock>(); };
+    const result f1 = check(lost, ro), f2 = check(locks, ro);
+    const std::size_t runs = eng::last_revisit_counts().runs;  // (of f2's check)
+    const result r1 = replayed(f1, lost), r2 = replayed(f2, locks);
+    t.expect(f1.replay_token.starts_with("pr1.") && f1.kind == "assertion" && r1.kind == f1.kind &&
+                 r1.message == f1.message && r1.trace == f1.trace && !r1.trace.empty(),
+             "a lost update found by revisits: its token replays the failing run (the same message and trace)",
+             cat("[", f1.summary(), "] token ", f1.replay_token, "\nreplay [", r1.summary(), "] ", r1.message));
+    t.expect(f2.replay_token.starts_with("pr1.") && f2.kind == "deadlock" && r2.kind == f2.kind &&
+                 r2.message == f2.message && r2.trace == f2.trace && eng::last_revisit_counts().runs == 1,
+             "a deadlock found by revisits: its token replays that run alone (1 run where the check took more)",
+             cat("[", f2.summary(), "] runs ", std::to_string(runs), " token ", f2.replay_token, "\nreplay [", r2.summary(),
+                 "] ", r2.message));
+    const result cross = replayed(f1, locks);
+    options garbled = ro;
+    garbled.replay = "pr1.kzz.s.o.vn.q0";
+    const result bad = check(locks, garbled);
+    t.expect(cross.kind == "model error" && cross.message.find("does not match this scenario") != std::string::npos &&
+                 bad.kind == "model error" && bad.message.find("is not a revisit replay token") != std::string::npos,
+             "another scenario's revisit token, and a malformed one, are model errors",
+             cat(cross.kind, ": ", cross.message, " | ", bad.kind, ": ", bad.message));
   }
   {  // the mutant whose lock may read a locked value: two threads in the critical section
     eng::set_revisit_mutant_lock_reads_locked(true);

@@ -217,12 +217,14 @@ struct await_flag : scenario {
 // --- MC-6: mutex misuse -----------------------------------------------------------------------
 struct unlock_by_other : scenario {
   S::mutex m;
-  S::atomic<int> locked{0};
+  S::atomic<int> locked{0}, never{0};
   unlock_by_other() : scenario(2) {}
   void thread(unsigned i) override {
     if (i == 0) {
       m.lock();
       locked.store(1, PILFER_SITE("t.l", release));
+      // (holding on: a thread that finished holding the mutex would be misuse of its own)
+      assume(never.load(PILFER_SITE("t.never", relaxed)) == 1);
     } else {
       assume(locked.load(PILFER_SITE("t.ll", acquire)) == 1);
       m.unlock();  // t0 holds it

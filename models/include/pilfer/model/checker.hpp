@@ -127,7 +127,8 @@ struct options {
   /// Exhaustive: how to explore. Unset: the process's choice (env PILFER_MODEL_EXPLORATION=dfs|revisit,
   /// else dfs); any other value of that variable makes check() fail with a "model error".
   std::optional<exploration_mode> exploration;
-  std::size_t max_executions = 0;            ///< 0 = unlimited; when hit, result.complete = false
+  /// Exhaustive mode: 0 = unlimited; when hit, result.complete = false (random mode samples `iterations`).
+  std::size_t max_executions = 0;
   bool stop_on_failure = true;               ///< false: keep exploring, report the first failure
   /// false: a data race is recorded in result::races (location, both accesses, execution) and
   /// the execution CONTINUES, so every outcome of a racy program is still reached; exploration
@@ -199,8 +200,10 @@ struct result {
   /// DFS: runs cut because their prefix belongs to another shard. Revisits: alternatives left
   /// to other shards where they split, and (shards other than 0) the runs made before it.
   std::size_t other_shards = 0;
-  /// States the memo table forgot because it was at its cap (options::memo_entries); while 0
-  /// and without a preemption bound, every distinct execution graph was completed exactly once
+  /// States the memo table forgot because it was at its cap (options::memo_entries); while 0,
+  /// with memoisation on (memo_entries > 0: with 0 nothing is remembered, so nothing is counted
+  /// here, and a graph may be completed many times) and without a preemption bound, every
+  /// distinct execution graph was completed exactly once
   /// (`executions` counts graphs). Under a preemption bound the state includes the switches used
   /// and the thread that ran last, so one graph reached with different budgets left is
   /// completed once per budget.
