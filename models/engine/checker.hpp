@@ -92,6 +92,8 @@ extern std::uint64_t g_execution_serial;
 extern const char* const engine_source_file;
 /// "file:line" with the file's directories dropped: how every report and trace names a place (traces.cpp).
 std::string file_line(const char* file, unsigned line);
+/// A replay token as messages show it: at most 96 characters, then its length (revisit_tokens.cpp).
+std::string shown_token(const std::string& tok);
 /// A place in the checker's public header (pilfer/model/checker.hpp): an object made there was made
 /// inside make<T>, whose caller's place it cannot know (traces.cpp).
 bool made_by_the_checker_header(const char* file) noexcept;
@@ -348,7 +350,7 @@ class checker {
   void fence_order_check(order_site s, const std::source_location& src);
   void replay_revisit_token(std::chrono::steady_clock::time_point t0);
   /// rv_token()'s inverse: fills `out`, or returns what is wrong with `tok`.
-  static std::string parse_rv_token(const std::string& tok, rv_script& out);
+  std::string parse_rv_token(const std::string& tok, rv_script& out) const;
   void rv_push_alternative(const rv_name& n);
   void rv_index_events();
   void rv_porf(std::uint32_t seed1, std::uint32_t seed2, std::uint32_t seed3 = none);

@@ -138,7 +138,7 @@ std::string parse_replay_token(const std::string& tok, std::vector<decision>& pa
   constexpr std::size_t max_decisions = std::size_t{1} << 22;
   const std::string_view t = tok;
   if (t.substr(0, 3) != "pm1" || (t.size() > 3 && t[3] != '.'))
-    return "'" + tok + "' is not a replay token (pm1 followed by .CHOICE or .0*COUNT parts)";
+    return "'" + shown_token(tok) + "' is not a replay token (pm1 followed by .CHOICE or .0*COUNT parts)";
   std::size_t at = 3;
   while (at < t.size()) {
     const std::size_t end = std::min(t.find('.', at + 1), t.size());
@@ -147,9 +147,9 @@ std::string parse_replay_token(const std::string& tok, std::vector<decision>& pa
     const long long choice = replay_number(part.substr(0, star));
     const long long reps = star == std::string_view::npos ? 1 : replay_number(part.substr(star + 1));
     if (choice < 0 || choice >= 0xFFFFFFFFll || reps < 1)
-      return "part '" + std::string(part) + "' of '" + tok + "' is not CHOICE or CHOICE*COUNT";
+      return "part '" + shown_token(std::string(part)) + "' of '" + shown_token(tok) + "' is not CHOICE or CHOICE*COUNT";
     if (path.size() + static_cast<std::size_t>(reps) > max_decisions)
-      return "'" + tok + "' names more than " + std::to_string(max_decisions) + " decisions";
+      return "'" + shown_token(tok) + "' names more than " + std::to_string(max_decisions) + " decisions";
     for (long long k = 0; k < reps; ++k) path.push_back(decision{static_cast<std::uint32_t>(choice), 0});
     at = end;
   }
@@ -172,15 +172,21 @@ void checker::replay_revisit_token(std::chrono::steady_clock::time_point t0) {
   if (const std::string malformed = parse_rv_token(opt_.replay, rv_replay_script_); !malformed.empty()) {
     mismatch(malformed);
   } else {
+    // (a replay runs the one script whatever the shard options: which shard made it does not matter)
+    const unsigned shard_index = opt_.shard_index, shard_count = opt_.shard_count;
+    opt_.shard_index = 0;
+    opt_.shard_count = 1;
     rv_replay_ = true;
     const bool ran = run_revisit(t0, &exhausted);
     rv_replay_ = false;
+    opt_.shard_index = shard_index;
+    opt_.shard_count = shard_count;
     if (!ran)
       mismatch("it uses " + rv_unsupported_what_ + ", which the revisit exploration does not support, so no revisit run of it has a token");
     else if (!rv_replay_fitted_)
       mismatch("the scenario did not take the token's script (another scenario's run, or different options)");
   }
-  std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), res_.ok ? "ok" : res_.kind.c_str(), res_.ok ? "" : ": ",
+  std::printf("replay %s: %s%s%s\n", shown_token(opt_.replay).c_str(), res_.ok ? "ok" : res_.kind.c_str(), res_.ok ? "" : ": ",
               res_.ok ? "" : res_.message.c_str());
   std::fputs(res_.trace.c_str(), stdout);
 }
@@ -234,7 +240,7 @@ result checker::run() {
       res_.kind = "model error";
       res_.message = "replay token does not match this scenario: " + malformed;
       res_.replay_token = opt_.replay;
-      std::printf("replay %s: %s: %s\n", opt_.replay.c_str(), res_.kind.c_str(), res_.message.c_str());
+      std::printf("replay %s: %s: %s\n", shown_token(opt_.replay).c_str(), res_.kind.c_str(), res_.message.c_str());
     } else {
       replaying_token_ = true;
       prefix_ = path_.size();
@@ -253,7 +259,7 @@ result checker::run() {
         ++res_.executions;
       }
       if (!failed_) res_.trace = trace();  // (a failure already recorded its trace)
-      std::printf("replay %s: %s%s%s\n", opt_.replay.c_str(), failed_ ? fail_kind_.c_str() : "ok",
+      std::printf("replay %s: %s%s%s\n", shown_token(opt_.replay).c_str(), failed_ ? fail_kind_.c_str() : "ok",
                   failed_ ? ": " : "", failed_ ? fail_msg_.c_str() : "");
       std::fputs(res_.trace.c_str(), stdout);
       cleanup_execution();
@@ -554,20 +560,26 @@ checker::outcome checker::run_execution() {
       if (t != last_run_ && enabled(t)) en[n++] = t;
     }
     // Spinners that yielded re-read first (fair visibility): they may go on, or write what an
-    // await waits for. Once they have had that chance and nobody wrote since, they are stuck too.
-    const auto spinners_had_their_chance = [&] {
-      if (!any_yielded) return true;
-      if (stale_wake_at_ == none) return false;
-      for (std::size_t k = stale_wake_at_; k < events_.size(); ++k)
-        if (events_[k].wr) return false;
-      return true;
-    };
+    // await waits for. Once each has read again since it was woken (a backoff of several yields
+    // reads nothing between them) and nobody wrote since, they are stuck too.
     const bool stale_only = n > 0 && opt_.await_liveness && !revisit_ && only_stale_awaits(en, n);
-    if (stale_only && !spinners_had_their_chance()) {
-      stale_wake_at_ = static_cast<std::uint32_t>(events_.size());
-      for (auto& th : threads_)
-        if (th.status == tstatus::yielded) th.status = tstatus::runnable;
-      continue;
+    if (stale_only && any_yielded) {
+      bool wrote = stale_wake_at_ == none, all_reread = true;
+      for (std::size_t k = stale_wake_at_ == none ? events_.size() : stale_wake_at_; k < events_.size(); ++k)
+        if (events_[k].wr) wrote = true;
+      for (std::uint32_t t = 0; t < threads_.size() && !wrote && all_reread; ++t) {
+        if (threads_[t].status != tstatus::yielded) continue;
+        bool reread = false;
+        for (std::size_t k = stale_wake_at_; k < events_.size() && !reread; ++k)
+          reread = events_[k].thread == t && events_[k].rd;
+        all_reread = reread;
+      }
+      if (wrote || !all_reread) {
+        if (wrote) stale_wake_at_ = static_cast<std::uint32_t>(events_.size());  // (their chance starts now)
+        for (auto& th : threads_)
+          if (th.status == tstatus::yielded) th.status = tstatus::runnable;
+        continue;
+      }
     }
     if (stale_only) {
       // Every thread that may run is at an await that only an older store satisfies, and nothing

@@ -43,7 +43,7 @@ void checker::record_race(const event& a, const event& e) {
   r.first = access_name(a);
   r.second = access_name(e);
   r.execution = exec_index_;
-  r.replay_token = token();
+  r.replay_token = revisit_ ? rv_token() : token();
   r.trace = trace();
   if (res_.ok && !opt_.stop_at_first_race) {
     res_.ok = false;

@@ -6,8 +6,15 @@
 // and the same failure. (The DFS's tokens, "pm1…", name a run by its decisions instead; the two
 // explorations decide differently, so each replays its own.)
 //
+// A script is taken as written (its outcomes were consistent when the run made them), so a token
+// also names the options that decide consistency and the run's course — the memory model, the
+// weakenings, symmetry, stop_at_first_race, max_steps — by a hash (`h`): replayed under other
+// options, a token is a model error, never a run those options forbid. Shards are not part of it:
+// a replay runs the one script whatever the shard options.
+//
 // Grammar ('.'-separated sections, in this order; numbers decimal unless said):
-//   pr1 . k KEY(-KEY)* . s STEP(-STEP)* . o OUT(-OUT)* . v (VALIDATE | n) . q (0 | 1)
+//   pr1 . h HASH . k KEY(-KEY)* . s STEP(-STEP)* . o OUT(-OUT)* . v (VALIDATE | n) . q (0 | 1)
+//   HASH the options' hash, hexadecimal
 //   KEY  a thread's canonical key, hexadecimal (a script names threads by key; the token lists
 //        each key once and names it by its index in this list)
 //   STEP key-index , first-outcome , rank , settled(0|1)
@@ -52,7 +59,33 @@ bool number(std::string_view text, U& out, int base = 10) {
   return ec == std::errc{} && end == text.data() + text.size();
 }
 
+/// FNV-1a over the options a revisit run's course depends on (see above).
+std::uint64_t options_hash(const options& o) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const auto mix = [&h](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  mix(static_cast<std::uint64_t>(o.model));
+  mix(o.symmetry ? 1 : 0);
+  mix(o.stop_at_first_race ? 1 : 0);
+  mix(o.max_steps);
+  for (const auto& [tag, order] : o.weaken) {
+    for (const char c : tag) mix(static_cast<unsigned char>(c));
+    mix(static_cast<std::uint64_t>(order) + 0x100);
+  }
+  return h;
+}
+
 }  // namespace
+
+std::string shown_token(const std::string& tok) {
+  constexpr std::size_t shown = 96;
+  if (tok.size() <= shown) return tok;
+  return tok.substr(0, shown) + "… (" + std::to_string(tok.size()) + " characters)";
+}
 
 std::string checker::rv_token() const {
   std::vector<std::uint64_t> keys;
@@ -67,8 +100,9 @@ std::string checker::rv_token() const {
     outs += (i == 0 ? "" : "-") + std::to_string(key_index(keys, nm.tkey)) + "," + std::to_string(nm.idx) + "," +
             (nm.max ? "1" : "0");
   }
-  std::string s = "pr1.k";
   char hex[24];
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(options_hash(opt_)));
+  std::string s = std::string("pr1.h") + hex + ".k";
   for (std::size_t i = 0; i < keys.size(); ++i) {
     std::snprintf(hex, sizeof hex, "%s%llx", i == 0 ? "" : "-", static_cast<unsigned long long>(keys[i]));
     s += hex;
@@ -79,11 +113,15 @@ std::string checker::rv_token() const {
   return s;
 }
 
-std::string checker::parse_rv_token(const std::string& tok, rv_script& out) {
-  const std::string bad = "'" + tok + "' is not a revisit replay token (pr1.k….s….o….v….q…)";
-  const std::vector<std::string_view> sec = split(tok, '.');
-  if (sec.size() != 6 || sec[0] != "pr1" || !sec[1].starts_with('k') || !sec[2].starts_with('s') ||
-      !sec[3].starts_with('o') || !sec[4].starts_with('v') || !sec[5].starts_with('q'))
+std::string checker::parse_rv_token(const std::string& tok, rv_script& out) const {
+  const std::string bad = "'" + shown_token(tok) + "' is not a revisit replay token (pr1.h….k….s….o….v….q…)";
+  std::vector<std::string_view> sec = split(tok, '.');
+  if (sec.size() != 7 || sec[0] != "pr1" || !sec[1].starts_with('h')) return bad;
+  std::uint64_t made_under = 0;
+  if (!number(sec[1].substr(1), made_under, 16)) return bad;
+  sec.erase(sec.begin() + 1);  // (the rest as numbered before the hash)
+  if (!sec[1].starts_with('k') || !sec[2].starts_with('s') || !sec[3].starts_with('o') || !sec[4].starts_with('v') ||
+      !sec[5].starts_with('q'))
     return bad;
   std::vector<std::uint64_t> keys;
   for (const std::string_view k : split(sec[1].substr(1), '-')) {
@@ -124,6 +162,9 @@ std::string checker::parse_rv_token(const std::string& tok, rv_script& out) {
   if (v == "n") out.validate_from = none;
   else if (!number(v, out.validate_from)) return bad;
   if (!flag(sec[5].substr(1), out.quiet_last)) return bad;
+  if (made_under != options_hash(opt_))
+    return "the token was made under other options (memory model, weakenings, symmetry, stop_at_first_race or "
+           "max_steps), under which its run may not be consistent";
   return {};
 }
 

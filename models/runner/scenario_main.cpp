@@ -175,7 +175,7 @@ std::optional<command> parse(int argc, char** argv) {
       // pm1: the DFS's decisions, pr1: a revisit run's script)
       const bool dfs_shape = c.replay.starts_with("pm1") && c.replay.find_first_not_of("0123456789.*", 3) == std::string::npos;
       const bool revisit_shape =
-          c.replay.starts_with("pr1") && c.replay.find_first_not_of("0123456789abcdef.,-ksovqn", 3) == std::string::npos;
+          c.replay.starts_with("pr1") && c.replay.find_first_not_of("0123456789abcdef.,-hksovqn", 3) == std::string::npos;
       if (!dfs_shape && !revisit_shape) {
         std::fprintf(stderr, "error: --replay expects a token as a failure prints it (pm1.… or pr1.…), got '%s'\n",
                      argv[i] + 9);

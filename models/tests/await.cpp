@@ -71,7 +71,7 @@ struct stale_only : scenario {
 /// awaiter is done: the spinner writes nothing, so it is a hang too (the spinner counted as a
 /// thread that might still write, and the check said ok). With `Spinner_writes`, the spinner
 /// stores x = 1 itself once it sees `go`: no hang.
-template <bool Spinner_writes>
+template <bool Spinner_writes, int Yields = 1>
 struct stale_with_spinner : scenario {
   S::atomic<int> x{0}, done{0}, go{0};
   stale_with_spinner() : scenario(3) {}
@@ -84,7 +84,8 @@ struct stale_with_spinner : scenario {
       (void)x.await([](int v) { return v == 1; }, PILFER_SITE("ss.await", relaxed));
       done.store(1, PILFER_SITE("ss.done", release));
     } else if (Spinner_writes) {
-      while (go.load(PILFER_SITE("ss.go_load", acquire)) == 0) S::yield();
+      while (go.load(PILFER_SITE("ss.go_load", acquire)) == 0)
+        for (int k = 0; k < Yields; ++k) S::yield();  // (a backoff of several yields reads nothing between them)
       x.store(1, PILFER_SITE("ss.x3", relaxed));
     } else {
       while (done.load(PILFER_SITE("ss.done_load", acquire)) == 0) S::yield();
@@ -360,6 +361,8 @@ int main() {
                      check<stale_with_spinner<false>>(), "deadlock");
     t.expect_ok("... and with a spinner that writes the accepted value once it sees a flag: no hang",
                 check<stale_with_spinner<true>>());
+    t.expect_ok("... also when its backoff is two yields in a row (its chance was spent on the second: a false hang)",
+                check<stale_with_spinner<true, 2>>());
   }
 
   ra = check<never_released<form::await>>();

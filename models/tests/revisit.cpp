@@ -522,9 +522,24 @@ int main() {
              "a deadlock found by revisits: its token replays that run alone (1 run where the check took more)",
              cat("[", f2.summary(), "] runs ", std::to_string(runs), " token ", f2.replay_token, "\nreplay [", r2.summary(),
                  "] ", r2.message));
+    // a token names the options its run was consistent under: replayed under others (here the
+    // rc11 model, or a weakening) it is a model error, never a run those options forbid; the shard
+    // options do not matter (the run is replayed alone)
+    options other_model = ro, weakened = ro, sharded = ro;
+    other_model.model = memory_model::rc11;
+    other_model.replay = weakened.replay = sharded.replay = f1.replay_token;
+    weakened.weaken["lu.store"] = std::memory_order_relaxed;
+    sharded.shard_index = 1;
+    sharded.shard_count = 3;
+    const result under_rc11 = check(lost, other_model), under_weakening = check(lost, weakened),
+                 under_shards = check(lost, sharded);
+    t.expect(under_rc11.kind == "model error" && under_rc11.message.find("other options") != std::string::npos &&
+                 under_weakening.kind == "model error" && under_shards.kind == f1.kind && under_shards.trace == f1.trace,
+             "a revisit token under another model or weakening is a model error; under shard options it replays",
+             cat(under_rc11.message, " | ", under_weakening.message, " | [", under_shards.summary(), "]"));
     const result cross = replayed(f1, locks);
     options garbled = ro;
-    garbled.replay = "pr1.kzz.s.o.vn.q0";
+    garbled.replay = "pr1.h0.kzz.s.o.vn.q0";
     const result bad = check(locks, garbled);
     t.expect(cross.kind == "model error" && cross.message.find("does not match this scenario") != std::string::npos &&
                  bad.kind == "model error" && bad.message.find("is not a revisit replay token") != std::string::npos,
