@@ -136,10 +136,13 @@ detail::access_result checker::access(std::uint32_t id, const detail::access& a,
 }
 
 namespace {
-/// One of the six std::memory_order values (a cast integer may be none).
-bool is_memory_order(std::memory_order o) noexcept {
-  const int v = static_cast<int>(o);
-  return v >= static_cast<int>(std::memory_order_relaxed) && v <= static_cast<int>(std::memory_order_seq_cst);
+/// "acquire [tag]", or "42 (no std::memory_order)" for a value no order has: how an invalid
+/// order is reported.
+std::string order_text(const order_site& s) {
+  std::string t = is_memory_order(s.order) ? std::string(orders::name_of(s.order))
+                                           : std::to_string(static_cast<int>(s.order)) + " (no std::memory_order)";
+  if (s.tag != nullptr && *s.tag != '\0') t += std::string(" [") + s.tag + "]";
+  return t;
 }
 
 /// An order the standard does not allow for the access ([atomics.types.operations]: a load's is not
@@ -148,7 +151,7 @@ bool is_memory_order(std::memory_order o) noexcept {
 /// Empty `what` when the orders are allowed.
 struct order_misuse {
   const char* what = nullptr;
-  order_site site{std::memory_order_relaxed, ""};
+  order_site site{std::memory_order_relaxed, ""};  // (a placeholder: read only when `what` is set)
 };
 order_misuse invalid_order(const detail::access& a) noexcept {
   const std::memory_order o = a.site.order;
@@ -175,11 +178,7 @@ detail::access_result checker::access_once(std::uint32_t id, const detail::acces
   if (!live()) return passthrough(id, a);
   if (const order_misuse bad = invalid_order(a); bad.what != nullptr)
     PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": " + bad.what + " with order " +
-                                           (is_memory_order(bad.site.order) ? std::string(orders::name_of(bad.site.order))
-                                                                            : std::to_string(static_cast<int>(bad.site.order)) +
-                                                                                  " (no std::memory_order)") +
-                                           (*bad.site.tag != '\0' ? std::string(" [") + bad.site.tag + "]" : std::string{}) +
-                                           " on " + location_name(id) + ", at " + where(src) +
+                                           order_text(bad.site) + " on " + location_name(id) + ", at " + where(src) +
                                            " (an order the standard does not allow there: undefined behaviour)");
   // An awaited RMW (await_exchange) racing another RMW: the revisit exploration loses the
   // executions where the await's source is taken by the other RMW (a deadlock read as proved).
@@ -312,10 +311,8 @@ bool checker::await_satisfiable(std::uint32_t t) const {
 
 void checker::fence_order_check(order_site s, const std::source_location& src) {
   if (is_memory_order(s.order)) return;  // (a fence takes any of the six)
-  PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": a fence with order " +
-                                         std::to_string(static_cast<int>(s.order)) + " (no std::memory_order)" +
-                                         (s.tag != nullptr && *s.tag != '\0' ? std::string(" [") + s.tag + "]" : std::string{}) +
-                                         ", at " + where(src));
+  PILFER_MODEL_FAIL("invalid order", "t" + std::to_string(cur_) + ": a fence with order " + order_text(s) + ", at " +
+                                         where(src));
 }
 
 void checker::fence(order_site s, const std::source_location& src) {

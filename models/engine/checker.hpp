@@ -97,8 +97,12 @@ std::string shown_token(const std::string& tok);
 /// A place in the checker's public header (pilfer/model/checker.hpp): an object made there was made
 /// inside make<T>, whose caller's place it cannot know (traces.cpp).
 bool made_by_the_checker_header(const char* file) noexcept;
-/// An event the checker made itself (engine_source_file): it names no place of the user's.
+/// A place in engine_source_file: one of the checker's own operations, no place of the user's.
+bool engine_place(const char* file) noexcept;
+/// An event the checker made itself (engine_place): it names no place of the user's.
 bool engine_made(const event& e) noexcept;
+/// One of the six std::memory_order values (an integer cast to the enum may be none; traces.cpp).
+bool is_memory_order(std::memory_order o) noexcept;
 /// The smallest options::stack_size accepted: the checker's own frames run on a modelled thread's stack too.
 inline constexpr std::size_t min_stack_size = 16 * 1024;
 /// The largest options::stack_size accepted (each modelled thread has one such stack).

@@ -24,7 +24,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -393,8 +392,7 @@ std::string invalid_options(const options& o, const std::function<std::unique_pt
            std::to_string(max_stack_size) + " (1 GiB per modelled thread)";
   // (a range check of the option's values: no atomic access is made here)
   for (const auto& [tag, order] : o.weaken)
-    if (static_cast<int>(order) < static_cast<int>(std::memory_order_relaxed) ||
-        static_cast<int>(order) > static_cast<int>(std::memory_order_seq_cst))
+    if (!is_memory_order(order))
       return "options::weaken[\"" + tag + "\"] is not a std::memory_order (" + std::to_string(static_cast<int>(order)) +
              ")";
   if (o.shard_count == 0 || o.shard_index >= o.shard_count)
@@ -629,10 +627,8 @@ checker::outcome checker::run_execution() {
         else if (th.pend == pending::await)
           op = "await(" + location_name(th.pend_arg) + "; no store it may read satisfies it)";
         if (op.empty()) continue;  // (a thread that is not blocked itself, e.g. one not yet started)
-        const char* file = th.pend_src.file_name();
-        const bool ours = file == engine_source_file || std::strcmp(file, engine_source_file) == 0;
         who += (who.empty() ? " t" : "; t") + std::to_string(t) + " " + op +
-               (ours ? " (the checker joining scenario thread " + std::to_string(th.pend_arg - 1) + ")"
+               (engine_place(th.pend_src.file_name()) ? " (the checker joining scenario thread " + std::to_string(th.pend_arg - 1) + ")"
                      : " at " + where(th.pend_src));
       }
       failed_ = true;

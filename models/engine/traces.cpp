@@ -55,8 +55,15 @@ bool made_by_the_checker_header(const char* file) noexcept {
   return f.size() >= header.size() && f.substr(f.size() - header.size()) == header;
 }
 
-bool engine_made(const event& e) noexcept {
-  return e.file == engine_source_file || std::strcmp(e.file, engine_source_file) == 0;
+bool engine_place(const char* file) noexcept {
+  return file == engine_source_file || std::strcmp(file, engine_source_file) == 0;
+}
+
+bool engine_made(const event& e) noexcept { return engine_place(e.file); }
+
+bool is_memory_order(std::memory_order o) noexcept {
+  const int v = static_cast<int>(o);
+  return v >= static_cast<int>(std::memory_order_relaxed) && v <= static_cast<int>(std::memory_order_seq_cst);
 }
 
 std::string checker::where(const std::source_location& s) const { return file_line(s.file_name(), s.line()); }
