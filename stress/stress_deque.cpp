@@ -324,9 +324,15 @@ int run(const options& o, bool chain, const char* name) {
   return verdict(name, fail, o.seed);
 }
 
+/// The Chase–Lev deque with asymmetric fences (DQ-7): light pops, heavy steals (Linux membarrier).
+template <class T>
+struct asymmetric_deque : pilfer::basic_deque<T, chaos_sync> {
+  explicit asymmetric_deque(std::size_t capacity) : pilfer::basic_deque<T, chaos_sync>(capacity, pilfer::deque_fences::asymmetric) {}
+};
+
 }  // namespace
 
-// @verifies DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6
+// @verifies DQ-1 DQ-2 DQ-3 DQ-4 DQ-5 DQ-6 DQ-7
 int main(int argc, char** argv) {
   const char* program = "stress_deque";
   std::string impl = "chase_lev";
@@ -337,18 +343,25 @@ int main(int argc, char** argv) {
     if (!take_option(argc, argv, i, "--impl", impl, program) && !take_option(argc, argv, i, "--topology", topology, program))
       rest.push_back(argv[i]);
   }
-  if (!one_of(impl, "chase_lev|mutex")) {
-    std::fprintf(stderr, "%s: unknown --impl '%s' (chase_lev|mutex)\n", program, impl.c_str());
+  if (!one_of(impl, "chase_lev|chase_lev_asym|mutex")) {
+    std::fprintf(stderr, "%s: unknown --impl '%s' (chase_lev|chase_lev_asym|mutex)\n", program, impl.c_str());
     return 2;
   }
   if (!one_of(topology, "star|chain")) {
     std::fprintf(stderr, "%s: unknown --topology '%s' (star|chain)\n", program, topology.c_str());
     return 2;
   }
-  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 5.0, "[--impl chase_lev|mutex] [--topology star|chain] ");
+  const auto o = parse(static_cast<int>(rest.size()), rest.data(), program, 5.0, "[--impl chase_lev|chase_lev_asym|mutex] [--topology star|chain] ");
   const bool chain = topology == "chain";
   if (impl == "chase_lev")
     return run<pilfer::basic_deque<std::uint64_t, chaos_sync>>(o, chain, chain ? "stress_deque[chase_lev,chain]" : "stress_deque[chase_lev]");
+  if (impl == "chase_lev_asym") {
+    if (!chaos_sync::asymmetric_fences()) {
+      std::fprintf(stderr, "%s: asymmetric fences are not available here (Linux membarrier): FAIL\n", program);
+      return 1;
+    }
+    return run<asymmetric_deque<std::uint64_t>>(o, chain, chain ? "stress_deque[chase_lev_asym,chain]" : "stress_deque[chase_lev_asym]");
+  }
   if (impl == "mutex")
     return run<pilfer::basic_mutex_deque<std::uint64_t, chaos_sync>>(o, chain, chain ? "stress_deque[mutex,chain]" : "stress_deque[mutex]");
   return 2;  // unreachable: --impl was checked above

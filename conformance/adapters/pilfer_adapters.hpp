@@ -70,6 +70,14 @@ inline constexpr const char* pilfer_mutex_deque_name = "pilfer::mutex_deque";
 using pilfer_deque = pilfer_deque_adapter<pilfer::deque<value_t>, pilfer_deque_name>;
 using pilfer_mutex_deque = pilfer_deque_adapter<pilfer::mutex_deque<value_t>, pilfer_mutex_deque_name>;
 
+/// pilfer's deque with asymmetric fences (SPEC DQ-7): light pops, heavy steals.
+template <class T>
+struct asymmetric_deque : pilfer::deque<T> {
+  explicit asymmetric_deque(std::size_t capacity) : pilfer::deque<T>(capacity, pilfer::deque_fences::asymmetric) {}
+};
+inline constexpr const char* pilfer_asymmetric_deque_name = "pilfer::deque (asymmetric fences)";
+using pilfer_asymmetric_deque = pilfer_deque_adapter<asymmetric_deque<value_t>, pilfer_asymmetric_deque_name>;
+
 class pilfer_injector {
  public:
   static constexpr const char* name = "pilfer::injector";

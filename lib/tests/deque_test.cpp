@@ -383,6 +383,7 @@ struct run_config {
   bool batch;             // thieves use steal_batch into their own deque
   std::size_t capacity;   // owner's initial capacity (small: growth under theft)
   value items;
+  pilfer::deque_fences fences = pilfer::deque_fences::symmetric;  // the owner's deque (DQ-7)
 };
 
 struct run_outcome {
@@ -394,7 +395,7 @@ struct run_outcome {
 // Owner pushes 1..items in random bursts and pops some back; thieves steal
 // until the owner is done and they find the deque empty.
 run_outcome run_concurrent(const run_config& cfg, std::uint64_t seed) {
-  pilfer::deque<value> d(cfg.capacity);
+  pilfer::deque<value> d(cfg.capacity, cfg.fences);
   auto s = d.get_stealer();
   sync::atomic<bool> owner_done{false};
   sync::atomic<std::uint64_t> retries{0};
@@ -512,6 +513,60 @@ TEST(DequeConcurrent, ExactlyOnceWithBatchThieves) {
   const auto seed = test_seed();
   for (int thieves = 1; thieves <= 3; ++thieves) {
     run_config cfg{thieves, true, 2, 50'000};
+    auto out = run_concurrent(cfg, seed ^ 0x5bd1e995u);
+    SCOPED_TRACE(testing::Message() << "thieves=" << thieves << " seed=" << seed);
+    check_exactly_once(cfg, out);
+  }
+}
+
+// The deque with asymmetric fences: light pops, heavy steals (SPEC DQ-7).
+
+// @verifies DQ-7
+TEST(DequeAsymmetric, ReportsTheModeInEffect) {
+  pilfer::deque<int> plain(4);
+  EXPECT_EQ(plain.fences(), pilfer::deque_fences::symmetric);
+  pilfer::deque<int> asym(4, pilfer::deque_fences::asymmetric);
+  // Linux with membarrier (every CI machine): asymmetric; elsewhere the safe fallback.
+  EXPECT_EQ(asym.fences(), sync::asymmetric_fences() ? pilfer::deque_fences::asymmetric : pilfer::deque_fences::symmetric);
+}
+
+// @verifies DQ-7 DQ-1 DQ-2 DQ-6
+TEST(DequeAsymmetric, SequentialSemanticsUnchanged) {
+  pilfer::deque<int> d(2, pilfer::deque_fences::asymmetric);
+  pilfer::deque<int> dest(2);
+  for (int i = 1; i <= 9; ++i) d.push(i);  // grows 2 -> 16
+  EXPECT_EQ(d.pop().value(), 9);            // LIFO
+  EXPECT_EQ(d.steal().value, 1);            // FIFO
+  auto r = d.get_stealer().steal_batch_and_pop(dest, 32);  // 7 left: takes ceil(7/2) = 4
+  ASSERT_TRUE(r.is_success());
+  EXPECT_EQ(r.value, 2);
+  EXPECT_EQ(dest.size(), 3u);
+  EXPECT_EQ(dest.steal().value, 3);  // dest keeps the victim's order
+  for (int want = 8; want >= 6; --want) EXPECT_EQ(d.pop().value(), want);
+  EXPECT_FALSE(d.pop().has_value());
+  EXPECT_TRUE(d.steal().is_empty());
+  EXPECT_TRUE(d.get_stealer().steal_batch(dest, 4).is_empty());
+  d.push(10);  // the last-item race path, alone
+  EXPECT_EQ(d.pop().value(), 10);
+  EXPECT_TRUE(d.empty());
+}
+
+// @verifies DQ-7 DQ-3 DQ-2 DQ-4
+TEST(DequeAsymmetricConcurrent, ExactlyOnceWithThieves) {
+  const auto seed = test_seed();
+  for (int thieves = 1; thieves <= 3; ++thieves) {
+    run_config cfg{thieves, false, 1, 20'000, pilfer::deque_fences::asymmetric};
+    auto out = run_concurrent(cfg, seed + static_cast<std::uint64_t>(thieves));
+    SCOPED_TRACE(testing::Message() << "thieves=" << thieves << " seed=" << seed);
+    check_exactly_once(cfg, out);
+  }
+}
+
+// @verifies DQ-7 DQ-3 DQ-6
+TEST(DequeAsymmetricConcurrent, ExactlyOnceWithBatchThieves) {
+  const auto seed = test_seed();
+  for (int thieves = 1; thieves <= 3; ++thieves) {
+    run_config cfg{thieves, true, 2, 20'000, pilfer::deque_fences::asymmetric};
     auto out = run_concurrent(cfg, seed ^ 0x5bd1e995u);
     SCOPED_TRACE(testing::Message() << "thieves=" << thieves << " seed=" << seed);
     check_exactly_once(cfg, out);

@@ -22,11 +22,14 @@ template <class Sy>
 class pool_box_of {
  public:
   using pool_type = pilfer::basic_pool<Sy>;
-  pool_type& make(unsigned threads, unsigned spin_rounds, bool asymmetric_fences = true) {
+  /// `asymmetric_deques` false: symmetric worker deques (pool_options::asymmetric_deques) — for the
+  /// scenarios whose space a light pop multiplies past CI's time (see the registry).
+  pool_type& make(unsigned threads, unsigned spin_rounds, bool asymmetric_fences = true, bool asymmetric_deques = true) {
     pilfer::pool_options o;
     o.threads = threads;
     o.spin_rounds = spin_rounds;
     o.asymmetric_fences = asymmetric_fences;
+    o.asymmetric_deques = asymmetric_deques;
     return p_.emplace(std::move(o));
   }
   pool_type& operator*() noexcept { return *p_; }
@@ -524,11 +527,12 @@ struct wait_chain : scenario {
   typename Sy::template atomic<int> a_waiting{0};
   handle hb, ha;
   int got = 0;
-  wait_chain() : scenario(1) {}
+  bool asymmetric_deques;
+  explicit wait_chain(bool light_pops = true) : scenario(1), asymmetric_deques(light_pops) {}
   void before() override {
     // 3 workers: the start is a set-up run one way (every worker parks before B is submitted)
     if constexpr (Workers > 2) pilfer::model::stop_branching();
-    pool.make(Workers, 1);
+    pool.make(Workers, 1, true, asymmetric_deques);
   }
   void thread(unsigned) override {
     if constexpr (Workers > 2) {
@@ -649,8 +653,10 @@ struct group_member_after_sleep : scenario {
   pool_box_of<Sy> pool;
   run_count b_ran, l_ran;
   bool asymmetric;
-  explicit group_member_after_sleep(bool asymmetric_fences = true) : scenario(1), asymmetric(asymmetric_fences) {}
-  void before() override { pool.make(2, 1, asymmetric); }
+  bool asymmetric_deques;
+  explicit group_member_after_sleep(bool asymmetric_fences = true, bool light_pops = true)
+      : scenario(1), asymmetric(asymmetric_fences), asymmetric_deques(light_pops) {}
+  void before() override { pool.make(2, 1, asymmetric, asymmetric_deques); }
   static pilfer::task_options on(unsigned worker) {
     pilfer::task_options o;
     o.affinity = worker;
@@ -961,7 +967,7 @@ std::vector<entry> pool_mutant_scenarios() {
   v.push_back({"pool.rendezvous_3w[old sleep protocol]", "POOL-18",
                [] { return std::make_unique<rendezvous_3w<old_sleep_sync>>(); }, exh0(), false});
   v.push_back({"pool.wait_chain_3w[old helping]", "POOL-19",
-               [] { return std::make_unique<wait_chain<old_helping_sync, 3>>(); }, exh0(), false});
+               [] { return std::make_unique<wait_chain<old_helping_sync, 3>>(false); }, exh0(), false});
   v.push_back({"pool.wait_chain_2w[old helping]", "POOL-19",
                [] { return std::make_unique<wait_chain<old_helping_sync>>(); }, exh0(), false});
   // A local push's compiler-only barrier [sleep.N1L] against a parking worker's plain seq_cst
@@ -1000,14 +1006,14 @@ std::vector<entry> pool_mutant_scenarios() {
   // Dekker pair it relies on weakened (store buffering: run() misses the claimer bit while the
   // claimer's read of the member list misses the new member).
   v.push_back({"pool.group_member_after_sleep[unwoken claimer]", "POOL-19 POOL-15",
-               [] { return std::make_unique<group_member_after_sleep<unwoken_claimer_sync>>(); }, exh0(), false});
+               [] { return std::make_unique<group_member_after_sleep<unwoken_claimer_sync>>(true, false); }, exh0(), false});
   {
     options o = exh0();
     // A mutant, not an order of the library: seq_cst -> acq_rel takes the four accesses out of S,
     // so run()'s load of the claimer bit and the claimer's look at the list may both miss.
     o.weaken["pool.G13"] = std::memory_order_acq_rel;
     v.push_back({"pool.group_member_after_sleep[pool.G13 acq_rel]", "POOL-19 POOL-15",
-                 [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, o, false});
+                 [] { return std::make_unique<group_member_after_sleep<checker_sync>>(true, false); }, o, false});
   }
   // Invariant D (pool.hpp, deferred group completions): a worker that parks holding them, and a
   // nested run that defers like a top-level one.
@@ -1054,11 +1060,16 @@ std::vector<entry> pool_scenarios() {
   v.push_back({"pool.rendezvous_4w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_4w<checker_sync>>(); }, random_bound(200), false});
   v.push_back({"pool.rendezvous_3w", "POOL-18 POOL-7 POOL-9", [] { return std::make_unique<rendezvous_3w<checker_sync>>(); }, exh0(), false});
   v.push_back({"pool.wait_chain_2w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain<checker_sync>>(); }, exh0(), false});
-  v.push_back({"pool.wait_chain_3w", "POOL-19 POOL-11 POOL-9", [] { return std::make_unique<wait_chain<checker_sync, 3>>(); }, exh0(), false});
+  // wait_chain_3w and group_member_after_sleep run with symmetric worker deques: with light pops
+  // (DQ-7) their spaces grew from 2.4 and 5.9 s to 204 and 170 s (dev, 2026-11-28), past CI's time.
+  // They check waits and claims, which use the deques only through DQ-1..DQ-6, the same in both
+  // modes (deque.asym.* prove them for light pops); the other pool scenarios run the default.
+  v.push_back({"pool.wait_chain_3w", "POOL-19 POOL-11 POOL-9",
+               [] { return std::make_unique<wait_chain<checker_sync, 3>>(false); }, exh0(), false});
   v.push_back({"pool.join_group_2w", "POOL-19 POOL-9", [] { return std::make_unique<join_group_2w<checker_sync>>(); }, exh0(), false});
   v.push_back({"pool.group_claim_orphan", "POOL-19 POOL-9", [] { return std::make_unique<group_claim_orphan<checker_sync>>(); }, random_bound(500), false});
   v.push_back({"pool.group_member_after_sleep", "POOL-19 POOL-15 POOL-9",
-               [] { return std::make_unique<group_member_after_sleep<checker_sync>>(); }, exh0(), false});
+               [] { return std::make_unique<group_member_after_sleep<checker_sync>>(true, false); }, exh0(), false});
   v.push_back({"pool.group_member_after_sleep.symmetric_fences", "POOL-19 POOL-15 POOL-9",
                [] { return std::make_unique<group_member_after_sleep<checker_sync>>(false); }, exh0(), false});
   v.push_back({"pool.group_two_waiters", "POOL-11 POOL-9", [] { return std::make_unique<group_two_waiters<checker_sync>>(); }, exh, false});

@@ -160,7 +160,7 @@ class basic_pool {
     placement_ = topo_.place(n);
     owned_.reserve(n);
     for (unsigned i = 0; i < n; ++i) {
-      owned_.push_back(std::make_unique<worker>(this, i, false));
+      owned_.push_back(std::make_unique<worker>(this, i, false, worker_deque_fences()));
       // [pool.W1] relaxed: published by the release store of created_ below.
       slots_[i].store(owned_.back().get(), PILFER_SITE("pool.W1", relaxed));
     }
@@ -763,8 +763,7 @@ class basic_pool {
     for (std::uint64_t i = 0; i < spins; ++i) Sync::spin_hint();
   }
 
-  /// Some worker is parked (a core is likely idle): outside waits spin rather than yield
-  /// (detail::poll_before_blocking). A heuristic: the count is read relaxed [sleep.G1].
+  /// Some worker is parked (has_idle_worker). A heuristic: the count is read relaxed [sleep.G1].
   bool has_parked_worker() const noexcept { return ec_.waiters() != 0; }
 
   /// Some worker has nothing to run: it is searching or parked. parallel_for's leaves read this
@@ -969,7 +968,7 @@ class basic_pool {
     }
     const unsigned k = created_.load(PILFER_SITE("pool.W1", relaxed));
     if (k >= capacity_) return false;
-    auto owned = std::make_unique<worker>(this, k, true);
+    auto owned = std::make_unique<worker>(this, k, true, worker_deque_fences());
     worker& s = *owned;
     owned_.push_back(std::move(owned));
     slots_[k].store(&s, PILFER_SITE("pool.W1", relaxed));
@@ -1485,6 +1484,11 @@ class basic_pool {
   unsigned n_ = 0;
   unsigned capacity_ = 0;
   bool asym_ = false;  // asymmetric fences in use (constructor; constant after)
+  /// The workers' deques pair their pop and steal fences as the pool pairs its others, unless
+  /// pool_options::asymmetric_deques says otherwise.
+  deque_fences worker_deque_fences() const noexcept {
+    return asym_ && opts_.asymmetric_deques ? deque_fences::asymmetric : deque_fences::symmetric;
+  }
   std::unique_ptr<atomic_t<Sync, worker*>[]> slots_;  // [0, created_) usable
   std::vector<std::unique_ptr<worker>> owned_;        // written under spare_mu_ (and the constructor)
   basic_injector<task_base*, Sync> injector_;
@@ -1528,7 +1532,6 @@ struct pool_access {
   using worker = pool_worker<Sync>;
 
   static worker* current(const pool_type& p) noexcept { return p.current(); }
-  static bool has_parked_worker(const pool_type& p) noexcept { return p.has_parked_worker(); }
   /// A parallel loop's leaf running on a worker of `p` should split what it has left: nothing of
   /// the caller's is queued for thieves (its deque is empty) and some worker is idle. Lazy binary
   /// splitting's test (Tzannes et al., PPoPP 2010), with the idle counts added so that a loop on a
@@ -1616,7 +1619,7 @@ struct pool_access {
     if (s->code() != state::pending) return;
     worker* w = p.current();
     if (w == nullptr) {
-      if (poll_before_blocking<Sync>([s] { return s->code() != state::pending; }, [&p] { return p.has_parked_worker(); }))
+      if (poll_before_blocking<Sync>([s] { return s->code() != state::pending; }))
         return;
       s->block();
       return;

@@ -35,6 +35,11 @@ struct pool_options {
   /// pays a process-wide barrier instead (Linux membarrier; lib/docs/sleep.md, "Asymmetric
   /// fences"). Ignored where the system has no such barrier: both sides then use a seq_cst fence.
   bool asymmetric_fences = true;
+  /// With asymmetric_fences, the workers' deques pair their fences the same way: a pop (one per
+  /// join or spawn) issues no fence and a steal that finds items pays the process-wide barrier
+  /// (SPEC DQ-7, lib/docs/deque.md). A program whose workers steal from each other every few
+  /// microseconds on many cores may set it false.
+  bool asymmetric_deques = true;
   std::string name = "pilfer";     ///< thread names "<name>-<i>", error messages
   std::function<void(std::exception_ptr)> on_uncaught{};///< default: print to stderr
   std::optional<pilfer::topology> topo{};                ///< default: topology::detect()

@@ -583,8 +583,7 @@ class basic_task_group {
       const unsigned k = w->index;
       access::wait_group(pool_, *w, this, [this, seen] { return done_since(seen); },
                          [this, seen, k] { block_claimer(seen, k); });
-    } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); },
-                                                   [this] { return access::has_parked_worker(pool_); })) {
+    } else if (!detail::poll_before_blocking<Sync>([this, seen] { return done_since(seen); })) {
       block(seen);
     }
   }

@@ -48,39 +48,31 @@ class backoff {
 /// A thread outside the pool is about to block until `done()` (a handle's
 /// get(), a task group's wait): poll it first, for up to `outside_poll` of
 /// wall time, because a futex sleep and its wake-up cost ~15 us on each side.
-/// While `core_free()` (a worker of the pool is parked, so a core is likely
-/// idle) it spins; otherwise it yields between looks, so that it does not
-/// take a core from the workers computing its result. Measured, 2 workers on
-/// the 2-core VM, 3 runs each: submit() of an empty task then get(), medians
-/// of 2 000: 12-13 us with no poll, 1.0 us with this one; a 10^7-item
-/// parallel_for called from outside, medians of 400: 1.24-1.29 ms with no
-/// poll, 1.34-1.42 ms with a plain 100 us spin (a third thread on two cores:
-/// the workers lost CPU to it); with this one, 1-9 % slower than no poll over
-/// 7 alternated pairs (3 % on average: when the loop starts, the second worker
-/// is still parked and the poll spins beside its wake-up).
+/// It yields between looks, never spins: the worker it just woke may be queued
+/// on this very core (the scheduler places a wakee beside its waker when that
+/// looks cheaper than waking an idle CPU, which on a VM means waking a halted
+/// vCPU), and a spinning poller keeps it off the core for the whole poll.
+/// Measured, 2 workers on the 2-core VM with one core taken by another job
+/// (2026-11-28, medians; binaries alternated, 3 runs each): submit() of an empty
+/// task then get() 107 us when the poll spun while a worker was parked (the
+/// task started only when the poll gave up), 6.3 us yielding; a 10^5-item
+/// parallel_for from outside 76-148 us against 44-45 us; with both cores free
+/// the task's start, 101.6 against 1.8 us.
 /// `done` must be an acquire read of the result's state, as the waits' own
 /// first check is. Under a model policy it polls nothing: a poll that
 /// succeeds returns the way the waits' own first check does (explored
-/// there), and a spin would only add states. Returns whether done() was seen.
+/// there), and a yield would only add states. Returns whether done() was seen.
 inline constexpr std::chrono::microseconds outside_poll{100};
-template <class Sync, class Done, class CoreFree>
-bool poll_before_blocking(Done&& done, CoreFree&& core_free) {
+template <class Sync, class Done>
+bool poll_before_blocking(Done&& done) {
   if constexpr (Sync::is_model) {
     (void)done;
-    (void)core_free;
     return false;
   } else {
     const auto until = std::chrono::steady_clock::now() + outside_poll;
     for (;;) {
-      if (core_free()) {
-        for (unsigned i = 0; i < 64; ++i) {
-          if (done()) return true;
-          Sync::spin_hint();
-        }
-      } else {
-        if (done()) return true;
-        Sync::yield();
-      }
+      if (done()) return true;
+      Sync::yield();
       if (std::chrono::steady_clock::now() >= until) return done();
     }
   }

@@ -34,8 +34,14 @@ struct alignas(cache_line) pool_worker {
   using deque_type = basic_deque<task_base*, Sync>;
   using stealer_type = typename deque_type::stealer;
 
-  pool_worker(const basic_pool<Sync>* owner_pool, unsigned i, bool is_spare)
-      : pool(owner_pool), index(i), spare(is_spare), deque(Sync::is_model ? 4 : 256), stealer(deque.get_stealer()) {}
+  /// `fences`: the pool's choice (asymmetric with pool_options::asymmetric_fences: a pop per join
+  /// or spawn, a steal rarely; deque.hpp, "Fences").
+  pool_worker(const basic_pool<Sync>* owner_pool, unsigned i, bool is_spare, deque_fences fences)
+      : pool(owner_pool),
+        index(i),
+        spare(is_spare),
+        deque(Sync::is_model ? 4 : 256, fences),
+        stealer(deque.get_stealer()) {}
 
   const basic_pool<Sync>* pool;  // the pool this worker belongs to
   unsigned index;
