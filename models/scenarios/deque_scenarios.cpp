@@ -167,24 +167,33 @@ struct wrap_around : scenario {
   void after() override { assert_exactly_once(t, 3, 4); }
 };
 
-// Invariant (asymmetric fences): before() pushes 1, 2; the owner pops to empty while one thief
-// batch-steals (counted in batch_thieves_, one heavy fence, then [S2] per item) and another steals
-// singly (heavy fence [S2H]) — both kinds of thief against light pops at once: every value is
-// taken exactly once.
-// @verifies DQ-7 DQ-3 DQ-6
-struct batch_and_single : scenario {
+/// The asymmetric-only scenarios' start: an asymmetric deque holding 1, 2 (pushed in before()),
+/// owned by thread 0, which pops it to empty.
+struct two_items_asym : scenario {
   deque_t d{2, deque_fences::asymmetric};
-  deque_t mine{2};
-  taken t[3];
-  batch_and_single() : scenario(3) {}
+  explicit two_items_asym(unsigned threads) : scenario(threads) {}
   void before() override {
     d.push(1);
     d.push(2);
     d.release_owner();  // thread 0 becomes the owner
   }
+  void pop_to_empty(taken& t) {
+    while (auto v = d.pop()) t.add(*v);
+  }
+};
+
+// Invariant (asymmetric fences): before() pushes 1, 2; the owner pops to empty while one thief
+// batch-steals (counted in batch_thieves_, one heavy fence, then [S2] per item) and another steals
+// singly (heavy fence [S2H]) — both kinds of thief against light pops at once: every value is
+// taken exactly once.
+// @verifies DQ-7 DQ-3 DQ-6
+struct batch_and_single : two_items_asym {
+  deque_t mine{2};
+  taken t[3];
+  batch_and_single() : two_items_asym(3) {}
   void thread(unsigned i) override {
     if (i == 0) {
-      while (auto v = d.pop()) t[0].add(*v);
+      pop_to_empty(t[0]);
     } else if (i == 1) {
       auto r = d.get_stealer().steal_batch_and_pop(mine, 4);
       if (r.is_success()) t[1].add(r.value);
@@ -202,18 +211,12 @@ struct batch_and_single : scenario {
 // the item the owner's first pop takes without a CAS: if neither the thief's heavy fence [S2H] nor
 // the owner's light one ordered the pair, both would take 2. Every value is taken exactly once.
 // @verifies DQ-7 DQ-3
-struct two_steals : scenario {
-  deque_t d{2, deque_fences::asymmetric};
+struct two_steals : two_items_asym {
   taken t[2];
-  two_steals() : scenario(2) {}
-  void before() override {
-    d.push(1);
-    d.push(2);
-    d.release_owner();  // thread 0 becomes the owner
-  }
+  two_steals() : two_items_asym(2) {}
   void thread(unsigned i) override {
     if (i == 0) {
-      while (auto v = d.pop()) t[0].add(*v);
+      pop_to_empty(t[0]);
     } else {
       auto st = d.get_stealer();
       for (int k = 0; k < 2; ++k) {
