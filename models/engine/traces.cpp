@@ -62,6 +62,7 @@ bool engine_place(const char* file) noexcept {
 bool engine_made(const event& e) noexcept { return engine_place(e.file); }
 
 bool is_memory_order(std::memory_order o) noexcept {
+  // A range check of a user-given value (no access, no ordering): the enumerators are 0..5.
   const int v = static_cast<int>(o);
   return v >= static_cast<int>(std::memory_order_relaxed) && v <= static_cast<int>(std::memory_order_seq_cst);
 }

@@ -365,6 +365,12 @@ class basic_deque {
     bool entered_ = false;
   };
 
+  /// Asymmetric fences: a thief's unfenced look before it pays a heavy barrier, after its load of
+  /// top `t`. [S7] relaxed: a hint. Reading an older bottom than [S3] would read can only report
+  /// empty where [S3] might have missed a concurrent push too (a push has no seq_cst fence of its
+  /// own), or send the thief on to its heavy barrier and [S3].
+  bool looks_empty_(std::int64_t t) const noexcept { return t >= bottom_.load(PILFER_SITE("deque.S7", relaxed)); }
+
   /// A thief's half of the Dekker pair, after its load of top `t` [S1] and before its load of
   /// bottom [S3]. Symmetric: [S2] seq_cst fence. Asymmetric: an unfenced look at bottom [S7] first —
   /// nothing to take, so report empty with no fence (returns false) — else [S2H] heavy.
@@ -374,10 +380,7 @@ class basic_deque {
       Sync::fence(PILFER_SITE("deque.S2", seq_cst));
       return true;
     }
-    // [S7] relaxed: a hint. Reading an older bottom than [S3] would read can only report empty
-    // where [S3] might have seen an item pushed concurrently (a push has no seq_cst fence of its
-    // own either, so [S3] may miss it too), or send us on to [S2H] and [S3].
-    if (t >= bottom_.load(PILFER_SITE("deque.S7", relaxed))) return false;
+    if (looks_empty_(t)) return false;
     // [S2H] heavy (membarrier): the thief side of the pair with the owner's light [T1L].
     Sync::fence_heavy(PILFER_SITE("deque.S2H", seq_cst));
     return true;
@@ -420,8 +423,7 @@ class basic_deque {
     buffer* da = nullptr;
     batch_count counted(*this);
     if (asym_) {
-      // [S7] relaxed: the look before paying (see fence_before_bottom_).
-      if (top_.load(PILFER_SITE("deque.S1", acquire)) >= bottom_.load(PILFER_SITE("deque.S7", relaxed))) {
+      if (looks_empty_(top_.load(PILFER_SITE("deque.S1", acquire)))) {
         out.count = steal_result<std::size_t>::empty();
         return out;
       }
